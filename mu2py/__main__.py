@@ -1,0 +1,7 @@
+"""`python -m mu2py` runs the command line."""
+
+import sys
+
+from mu2py.cli import main
+
+sys.exit(main())

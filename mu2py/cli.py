@@ -1,0 +1,132 @@
+"""The `mu2py` command line: mutants, mutate, fuzz, repro."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mu2py.errors import UserError
+
+Command = Callable[[argparse.Namespace, Console], int]
+
+
+def _mutants(args: argparse.Namespace, console: Console) -> int:
+    from mu2py.mutants.catalog import discover
+    from mu2py.target import modules_target, resolve_target
+
+    target = resolve_target(args.target) if ":" in args.target else modules_target(args.target)
+    mutants = discover(target)[0]
+    if args.json:
+        print(json.dumps({"mutants": [m.to_json() for m in mutants], "summary": {"total": len(mutants)}}, indent=1))
+        return 0
+    table = Table(title=f"{len(mutants)} mutants of {', '.join(target.prefixes)}")
+    for col in ("id", "line", "operator", "original", "mutated"):
+        table.add_column(col, overflow="fold")
+    for m in mutants:
+        table.add_row(m.id, str(m.line), m.operator, m.original, m.mutated)
+    console.print(table)
+    return 0
+
+
+def _evaluation_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--targets", help="comma-separated module prefixes to mutate (default: the driver's package)")
+    p.add_argument("--timeout", type=float, help="seconds a mutant may run on one input (default: 20x original)")
+    p.add_argument("--opt", choices=("none", "execution", "infection"), default="infection",
+                   help="mutant pruning (sound): none, execution, or execution+infection (default)")
+
+
+def _prefixes(args: argparse.Namespace) -> tuple[str, ...] | None:
+    return tuple(p.strip() for p in args.targets.split(",") if p.strip()) if args.targets else None
+
+
+def _mutate(args: argparse.Namespace, console: Console) -> int:
+    from mu2py.analysis import Analysis
+    from mu2py.generators import source_for
+    from mu2py.inputs import load_files, load_literals
+    from mu2py.mutants.catalog import Program
+    from mu2py.target import resolve_target
+
+    if not args.input and not args.value:
+        raise UserError("give inputs with --input PATH... or --value LITERAL...")
+    target = resolve_target(args.target, _prefixes(args))
+    assert target.driver is not None
+    inputs = []
+    if args.input:
+        inputs += load_files(args.input, source_for(target.driver.source))
+    if args.value:
+        inputs += load_literals(args.value)
+    program = Program(target)
+    analysis = Analysis(program, pruning=args.opt, timeout=args.timeout)
+    with console.status("running mutants", spinner="dots") as status:
+        for n, item in enumerate(inputs, 1):
+            status.update(f"input {n}/{len(inputs)}: {item.label}")
+            analysis.analyse(item.value, item.label)
+    report = analysis.report()
+    report["inputs"] = [i.label for i in inputs]
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    from mu2py.report import print_mutation_report
+
+    print_mutation_report(console, report)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = argparse.ArgumentParser(prog="mu2py", description="Mutation-analysis-guided fuzzing for Python.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("mutants", help="list the mutants of a module, package, path, or TARGET:DRIVER")
+    p.add_argument("target")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.set_defaults(run=_mutants)
+
+    p = sub.add_parser("mutate", help="run inputs through the original and every mutant; report kills")
+    p.add_argument("target", metavar="TARGET:DRIVER")
+    p.add_argument("--input", nargs="+", metavar="PATH", help="input files or corpus directories")
+    p.add_argument("--value", nargs="+", metavar="LITERAL", help="inputs as Python literals")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    _evaluation_args(p)
+    p.set_defaults(run=_mutate)
+
+    try:
+        from mu2py.commands import add_commands
+    except ImportError:
+        pass
+    else:
+        add_commands(sub, _evaluation_args, _prefixes)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: parse, run, turn user errors into one line on stderr and exit code 2."""
+    # modules named on the command line are looked up from the current directory, as python -m does
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    args = build_parser().parse_args(argv)
+    console = Console(stderr=False, highlight=False)
+    try:
+        return int(args.run(args, console))
+    except UserError as exc:
+        print(f"mu2py: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mu2py: interrupted", file=sys.stderr)
+        return 130
+
+
+def run_cli(argv: Sequence[str]) -> Any:
+    """Run the CLI in-process (for tests): returns the exit code."""
+    return main(list(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""Running one input on one program version: outcome, output, exception and time, under a timeout."""
+
+from __future__ import annotations
+
+import copy
+import signal
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+
+class Status(IntEnum):
+    """How a run ended (ordered: OK < EXCEPTION < TIMEOUT)."""
+
+    OK = 0
+    EXCEPTION = 1
+    TIMEOUT = 2
+
+
+class Timeout(BaseException):
+    """Raised into running code when its time is up (a BaseException, so `except Exception` misses it)."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The outcome of one run: status, output (when OK), exception type and location (when not)."""
+
+    status: Status
+    output: Any = None
+    exc_type: str | None = None
+    exc_message: str | None = None
+    location: str | None = None
+    seconds: float = 0.0
+
+
+def exc_name(exc: BaseException) -> str:
+    """A process-independent name for an exception's type (module copies share it)."""
+    t = type(exc)
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def _location(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "?"
+    last = frames[-1]
+    return f"{last.filename}:{last.lineno}"
+
+
+_IMMUTABLE = (str, bytes, int, float, bool, complex, type(None), frozenset, range)
+
+
+def fresh(value: Any) -> Any:
+    """A copy of an input that a run may mutate freely (immutable values are shared)."""
+    if isinstance(value, _IMMUTABLE):
+        return value
+    if isinstance(value, tuple) and all(isinstance(v, _IMMUTABLE) for v in value):
+        return value
+    return copy.deepcopy(value)
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise Timeout()
+
+
+def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResult:
+    """Call fn(fresh(value)) and classify the outcome; KeyboardInterrupt still stops the caller.
+
+    The timeout interrupts pure-Python code through SIGALRM (main thread only); code stuck
+    inside C is stopped by the worker watchdog of `mu2py.workers` instead.
+    """
+    arg = fresh(value)
+    use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
+    previous = None
+    if use_alarm:
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    start = time.perf_counter()
+    try:
+        output = fn(arg)
+        status = Status.OK
+        error: BaseException | None = None
+    except Timeout as exc:
+        status, output, error = Status.TIMEOUT, None, exc
+    except KeyboardInterrupt:
+        raise
+    except RecursionError as exc:
+        status, output, error = Status.EXCEPTION, None, exc
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are outcomes too
+        status, output, error = Status.EXCEPTION, None, exc
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    seconds = time.perf_counter() - start
+    if status is Status.OK and timeout is not None and seconds > timeout * 1.5 and not use_alarm:
+        status = Status.TIMEOUT
+    if error is None:
+        return RunResult(Status.OK, output=output, seconds=seconds)
+    if status is Status.TIMEOUT:
+        return RunResult(Status.TIMEOUT, exc_type="Timeout", seconds=seconds)
+    message = str(error)
+    return RunResult(
+        status, exc_type=exc_name(error), exc_message=message[:200], location=_location(error), seconds=seconds
+    )
+
+
+def raise_recursion_headroom() -> None:
+    """Keep Python's recursion limit modest so runaway mutant recursion raises, not crashes."""
+    if sys.getrecursionlimit() > 5000:
+        sys.setrecursionlimit(5000)

@@ -1,0 +1,106 @@
+"""Hypothesis strategies as parametric generators: the one adapter over Hypothesis internals.
+
+A strategy is replayed from a choice sequence with `ConjectureData(prefix=...)`; past the
+prefix Hypothesis draws from the given `random.Random`, so decoding is deterministic for a
+seeded rng.  Realized choices are stored with Hypothesis' own `choices_to_bytes`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from hypothesis.database import choices_from_bytes, choices_to_bytes
+from hypothesis.errors import HypothesisException
+from hypothesis.internal.conjecture.data import ConjectureData, StopTest
+from hypothesis.strategies import SearchStrategy
+
+from mu2py.errors import UserError
+from mu2py.source import Choice, Decoded, InputSource
+
+_INTERESTING_INTS = (0, 1, -1, 2, 7, 8, 16, 31, 32, 64, 127, 128, 255, 256, 1024, 65535, 2**31 - 1, -(2**31))
+
+
+class StrategySource:
+    """An InputSource decoding a Hypothesis strategy from a typed choice sequence."""
+
+    def __init__(self, strategy: SearchStrategy[Any], max_choices: int = 10_000) -> None:
+        if not isinstance(strategy, SearchStrategy):
+            raise UserError(f"driver input source is not a Hypothesis strategy: {strategy!r}")
+        self.strategy = strategy
+        self.max_choices = max_choices
+
+    def decode(self, choices: Sequence[Choice], rng: random.Random) -> Decoded | None:
+        """Replay `choices` as a prefix, then draw from `rng`; None when the strategy rejects."""
+        data = ConjectureData(prefix=tuple(choices), random=rng, max_choices=self.max_choices)
+        try:
+            value = data.draw(self.strategy)
+        except StopTest:
+            return None
+        except HypothesisException as exc:
+            raise UserError(f"the driver's strategy cannot draw: {type(exc).__name__}: {exc}") from exc
+        finally:
+            if not data.frozen:
+                data.freeze()
+        return Decoded(value=value, choices=tuple(data.choices))
+
+    def mutate_choice(self, choice: Choice, rng: random.Random) -> Choice:
+        """A typed change: nudge or replace ints and floats, flip bools, edit strings and bytes."""
+        if isinstance(choice, bool):
+            return not choice
+        if isinstance(choice, int):
+            r = rng.random()
+            if r < 0.5:
+                return choice + rng.choice((-1, 1)) * rng.randint(1, 8)
+            if r < 0.8:
+                return rng.choice(_INTERESTING_INTS)
+            return rng.randint(-(2**16), 2**16)
+        if isinstance(choice, float):
+            r = rng.random()
+            if r < 0.4 and math.isfinite(choice):
+                return choice + rng.uniform(-10, 10)
+            return rng.choice((0.0, -0.0, 1.0, -1.0, 0.5, 1e9, -1e-9, math.inf, -math.inf, rng.uniform(-1e6, 1e6)))
+        if isinstance(choice, str):
+            return _edit(choice, rng, lambda: chr(rng.choice((rng.randint(32, 126), rng.randint(0, 0x2FF)))), "")
+        if isinstance(choice, bytes):
+            edited = _edit(list(choice), rng, lambda: rng.randint(0, 255), None)
+            return bytes(edited)
+        return choice
+
+    def render(self, value: Any) -> str:
+        """The value's repr (a Python literal for the common cases)."""
+        return repr(value)
+
+    def to_bytes(self, choices: Sequence[Choice]) -> bytes:
+        """Hypothesis' own serialization of a choice sequence."""
+        return choices_to_bytes(tuple(choices))
+
+    def from_bytes(self, data: bytes) -> tuple[Choice, ...]:
+        """Inverse of to_bytes (ValueError when malformed)."""
+        decoded = choices_from_bytes(data)
+        if decoded is None:
+            raise ValueError("not a serialized choice sequence")
+        return tuple(decoded)
+
+
+def _edit(seq: Any, rng: random.Random, new: Any, empty: Any) -> Any:
+    items = list(seq)
+    op = rng.randrange(3) if items else 1
+    if op == 0:
+        del items[rng.randrange(len(items))]
+    elif op == 1:
+        items.insert(rng.randint(0, len(items)), new())
+    else:
+        items[rng.randrange(len(items))] = new()
+    return "".join(items) if empty == "" else items
+
+
+def source_for(obj: Any) -> InputSource:
+    """The InputSource for a driver's `source`: a strategy is wrapped, a source used as is."""
+    if isinstance(obj, SearchStrategy):
+        return StrategySource(obj)
+    if isinstance(obj, InputSource):
+        return obj
+    raise UserError(f"driver input source must be a Hypothesis strategy or an InputSource, got {obj!r}")

@@ -1,0 +1,1 @@
+"""Mutants of Python modules: discovery (operators), in-process loading (loader) and probes."""

@@ -1,0 +1,216 @@
+"""The mutants of a target, its probed original, and loading of mutant copies: one `Program`."""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from mu2py.driver import DRIVER_ATTR
+from mu2py.errors import UserError
+from mu2py.mutants.instrument import instrument
+from mu2py.mutants.loader import CopyCache, CopyLoadError, build_copies, compile_module
+from mu2py.mutants.model import Mutant
+from mu2py.mutants.operators import FoundMutation, ParsedModule, apply_mutation, find_mutations
+from mu2py.mutants.probes import ProbeRecorder, SiteTable, binary_op, compare_op, inplace_ops
+from mu2py.mutants.sites import Site, find_sites
+from mu2py.target import Target, TargetModule
+
+
+@dataclass
+class _Entry:
+    mutant: Mutant
+    module: TargetModule
+    found: FoundMutation
+
+
+def _one_line(code: str) -> str:
+    return " ".join(code.split())
+
+
+def discover(target: Target, skip_patterns: tuple[str, ...] = ()) -> tuple[
+    list[Mutant], dict[str, ParsedModule], dict[str, list[Site]], list[_Entry]
+]:
+    """Parse every module under test and list its mutants in a stable order, with stable ids."""
+    mutants: list[Mutant] = []
+    parsed: dict[str, ParsedModule] = {}
+    sites: dict[str, list[Site]] = {}
+    entries: list[_Entry] = []
+    site_base = 0
+    for info in target.modules:
+        try:
+            pm = find_mutations(info.source, info.file, skip_patterns)
+        except cst.ParserSyntaxError as exc:
+            raise UserError(f"syntax error in {info.file}: {str(exc).splitlines()[0]}") from exc
+        parsed[info.name] = pm
+        module_sites = find_sites(pm)
+        sites[info.name] = module_sites
+        seen: dict[str, int] = {}
+        site_of = {id(m): s for s in module_sites for m in s.mutations}
+        for found in pm.mutations:
+            base = f"{info.name}:{found.line}:{found.column}:{found.operator}"
+            seen[base] = seen.get(base, 0) + 1
+            mid = base if seen[base] == 1 else f"{base}#{seen[base]}"
+            site = site_of[id(found)]
+            mutant = Mutant(
+                id=mid, module=info.name, file=info.file, line=found.line, column=found.column,
+                end_line=found.end_line, end_column=found.end_column, operator=found.operator,
+                original=_one_line(found.original_code), mutated=_one_line(found.mutated_code),
+                scope=site.scope, site=site_base + site.index, at_import=not site.per_call,
+            )
+            mutants.append(mutant)
+            entries.append(_Entry(mutant, info, found))
+        site_base += len(module_sites)
+    return mutants, parsed, sites, entries
+
+
+def _evaluator(site: Site, found: FoundMutation) -> Any:
+    """How a probe tells whether this mutant is infected at its site (see SiteTable)."""
+    node = found.mutated_node
+    if site.kind == "bin" and isinstance(node, cst.BinaryOperation):
+        return binary_op(type(node.operator)) or "always"
+    if site.kind == "cmp":
+        op = node.operator if isinstance(node, cst.ComparisonTarget) else node
+        return compare_op(type(op)) or "always"
+    if site.kind == "aug":
+        if isinstance(node, cst.AugAssign):
+            ops = inplace_ops(type(node.operator))
+            return ops[1] if ops else "always"
+        return "assign"
+    if site.kind in ("ret", "val") and found.operator in ("return_value", "assign_value"):
+        original_value = getattr(found.original_node, "value", None)
+        is_none = isinstance(original_value, cst.Name) and original_value.value == "None"
+        return "always" if is_none else "notnone"
+    return "always"
+
+
+class Program:
+    """A target with its mutants: runs the original, the probed original, and any mutant.
+
+    Mutant copy sets are built lazily and kept in an LRU of `cache_size` entries.
+    """
+
+    def __init__(self, target: Target, *, cache_size: int = 64, skip_patterns: tuple[str, ...] = ()) -> None:
+        self.target = target
+        self.mutants, self._parsed, self._sites, self._entries = discover(target, skip_patterns)
+        self.index = {m.id: i for i, m in enumerate(self.mutants)}
+        self._codes = {m.name: compile_module(m) for m in target.copied}
+        self._cache = CopyCache(self._build_mutant, cache_size)
+        self._entry_index = {id(e.found): i for i, e in enumerate(self._entries)}
+        self._site_by_found = {id(f): s for sites in self._sites.values() for s in sites for f in s.mutations}
+        self._recorder: ProbeRecorder | None = None
+        self._probed: Callable[[Any], Any] | None = None
+        self.static = frozenset(
+            i for i, e in enumerate(self._entries) if self._site_of(e).kind == "static"
+        )
+
+    def _site_of(self, entry: _Entry) -> Site:
+        return self._site_by_found[id(entry.found)]
+
+    @property
+    def driver_name(self) -> str:
+        """The driver function's name inside its module."""
+        return self.target.driver.name
+
+    def _driver_from(self, copies: dict[str, types.ModuleType]) -> Callable[[Any], Any]:
+        fn = getattr(copies[self.target.driver_module.name], self.driver_name)
+        return getattr(fn, DRIVER_ATTR).fn if hasattr(fn, DRIVER_ATTR) else fn
+
+    def original(self) -> Callable[[Any], Any]:
+        """The driver function bound to the real, unmutated modules."""
+        return self.target.driver.fn
+
+    def mutant_source(self, mutant_id: str) -> str:
+        """The full source of the mutated module."""
+        entry = self._entries[self.index[mutant_id]]
+        return apply_mutation(self._parsed[entry.module.name], entry.found)
+
+    def _build_mutant(self, mutant_id: str) -> Callable[[Any], Any] | CopyLoadError:
+        entry = self._entries[self.index[mutant_id]]
+        codes = dict(self._codes)
+        try:
+            codes[entry.module.name] = compile_module(entry.module, self.mutant_source(mutant_id))
+        except SyntaxError as exc:  # an operator produced invalid code: treat like a failed import
+            return CopyLoadError(exc)
+        try:
+            return self._driver_from(build_copies(self.target, codes))
+        except CopyLoadError as exc:
+            return exc
+
+    def mutant(self, mutant_id: str) -> Callable[[Any], Any] | CopyLoadError:
+        """The driver function bound to this mutant's copies, or the error its import raised."""
+        return self._cache.get(mutant_id)
+
+    @property
+    def copies_built(self) -> int:
+        """How many mutant copy sets were built so far (cache misses)."""
+        return self._cache.builds
+
+    def instrumented_sources(self) -> dict[str, str]:
+        """The probed source of every module under test, keyed by module name."""
+        out: dict[str, str] = {}
+        base = 0
+        for info in self.target.modules:
+            sites = self._sites[info.name]
+            key = {s.index: base + s.index for s in sites}
+            out[info.name] = instrument(self._parsed[info.name].module, sites, key)
+            base += len(sites)
+        return out
+
+    def site_tables(self) -> dict[int, SiteTable]:
+        """Per global site id, what its probe needs (see SiteTable)."""
+        tables: dict[int, SiteTable] = {}
+        base = 0
+        for info in self.target.modules:
+            sites = self._sites[info.name]
+            for site in sites:
+                indices = []
+                alts = []
+                for found in site.mutations:
+                    idx = self._entry_index[id(found)]
+                    indices.append(idx)
+                    alts.append((idx, _evaluator(site, found)))
+                table = SiteTable(kind=site.kind, mutants=tuple(indices), alts=tuple(alts))
+                anchor = site.anchor
+                if site.kind == "bin" and isinstance(anchor, cst.BinaryOperation):
+                    table.original = binary_op(type(anchor.operator))
+                elif site.kind == "cmp" and isinstance(anchor, cst.Comparison):
+                    table.original = compare_op(type(anchor.comparisons[0].operator))
+                elif site.kind == "aug" and isinstance(anchor, cst.AugAssign):
+                    ops = inplace_ops(type(anchor.operator))
+                    if ops is None:
+                        site.kind = table.kind = "static"
+                    else:
+                        table.original, table.plain = ops
+                tables[base + site.index] = table
+            base += len(sites)
+        return tables
+
+    def probed(self, transform: Callable[[TargetModule, str], types.CodeType] | None = None) -> tuple[
+        Callable[[Any], Any], ProbeRecorder
+    ]:
+        """The driver bound to probed copies of the original, and the recorder its probes fill.
+
+        `transform(module, probed_source)` may compile the probed source differently (e.g.
+        with coverage instrumentation); by default it is compiled as is.
+        """
+        if self._probed is not None and self._recorder is not None and transform is None:
+            return self._probed, self._recorder
+        recorder = ProbeRecorder(self.site_tables())
+        functions = recorder.functions()
+        codes = dict(self._codes)
+        sources = self.instrumented_sources()
+        for info in self.target.modules:
+            source = sources[info.name]
+            codes[info.name] = transform(info, source) if transform else compile_module(info, source)
+        extra = {m.name: functions for m in self.target.modules}
+        try:
+            fn = self._driver_from(build_copies(self.target, codes, extra))
+        except CopyLoadError as exc:
+            raise UserError(f"the target raised while loading: {exc}") from exc
+        if transform is None:
+            self._probed, self._recorder = fn, recorder
+        return fn, recorder

@@ -1,0 +1,153 @@
+"""In-process module copies through importlib: how a mutant (or the probed original) is loaded.
+
+A *copy set* is a fresh execution of every module of the target plus the driver module,
+each from a given code object (the mutated one for the mutant's module), wired to each
+other through a temporary meta-path finder so that `from pkg.mod import f` inside a copy
+binds to the copy.  Third-party modules are shared.  Invariant: building a copy set
+leaves `sys.modules`, `sys.meta_path` and the attributes of parent packages exactly as
+they were, and never touches the original modules' globals.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+import threading
+import types
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mu2py.target import Target, TargetModule
+
+_LOCK = threading.RLock()
+
+
+class CopyLoadError(Exception):
+    """A copy set could not be built: the mutated module raised while it was being imported."""
+
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__(f"{type(exc).__name__}: {exc}")
+        self.original = exc
+
+
+class _Loader(importlib.abc.Loader):
+    def __init__(self, code: types.CodeType, extra: Mapping[str, Any]) -> None:
+        self.code = code
+        self.extra = extra
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__dict__.update(self.extra)
+        exec(self.code, module.__dict__)
+
+
+class _CopyFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, modules: Mapping[str, TargetModule], codes: Mapping[str, types.CodeType],
+                 extra: Mapping[str, Mapping[str, Any]]) -> None:
+        self.modules = modules
+        self.codes = codes
+        self.extra = extra
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        info = self.modules.get(fullname)
+        if info is None:
+            return None
+        loader = _Loader(self.codes[fullname], self.extra.get(fullname, {}))
+        spec = importlib.machinery.ModuleSpec(fullname, loader, origin=info.file, is_package=info.is_package)
+        spec.has_location = True
+        if info.search_locations is not None:
+            spec.submodule_search_locations = list(info.search_locations)
+        return spec
+
+
+def compile_module(info: TargetModule, source: str | None = None) -> types.CodeType:
+    """Compile a module's (or a mutated variant's) source under the module's own file name."""
+    return compile(source if source is not None else info.source, info.file, "exec", dont_inherit=True)
+
+
+def build_copies(
+    target: Target,
+    codes: Mapping[str, types.CodeType],
+    extra: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, types.ModuleType]:
+    """Execute a fresh copy of every module of `target` (code from `codes`) and return them by name.
+
+    Raises CopyLoadError when a module raises while executing; the interpreter's state is
+    restored in every case.
+    """
+    infos = {m.name: m for m in target.copied}
+    names = list(infos)
+    with _LOCK:
+        saved = {n: sys.modules[n] for n in names if n in sys.modules}
+        # importing a submodule sets it as an attribute of its parent package: remember
+        # what the parents held so the originals can be put back
+        parents: dict[tuple[str, str], Any] = {}
+        for n in names:
+            parent, _, child = n.rpartition(".")
+            if parent and parent in sys.modules and parent not in infos:
+                parents[(parent, child)] = getattr(sys.modules[parent], child, _MISSING)
+        for n in names:
+            sys.modules.pop(n, None)
+        finder = _CopyFinder(infos, codes, extra or {})
+        sys.meta_path.insert(0, finder)
+        try:
+            try:
+                importlib.import_module(target.driver_module.name)
+                for n in names:
+                    if n not in sys.modules:
+                        importlib.import_module(n)
+            except BaseException as exc:
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                raise CopyLoadError(exc) from exc
+            return {n: sys.modules[n] for n in names}
+        finally:
+            sys.meta_path.remove(finder)
+            for n in names:
+                sys.modules.pop(n, None)
+            sys.modules.update(saved)
+            for (parent, child), value in parents.items():
+                if value is _MISSING:
+                    if hasattr(sys.modules[parent], child):
+                        delattr(sys.modules[parent], child)
+                else:
+                    setattr(sys.modules[parent], child, value)
+
+
+_MISSING = object()
+
+
+class CopyCache:
+    """A bounded LRU of built copy sets, keyed by mutant id.
+
+    Memory bound: at most `capacity` copy sets are alive at once (each holds one copy of
+    every target module's globals); older ones are dropped and rebuilt on demand.
+    """
+
+    def __init__(self, build: Callable[[str], Any], capacity: int = 64) -> None:
+        self._build = build
+        self.capacity = capacity
+        self._items: OrderedDict[str, Any] = OrderedDict()
+        self.builds = 0
+
+    def get(self, key: str) -> Any:
+        """The cached value for `key`, building (and possibly evicting) when absent."""
+        try:
+            self._items.move_to_end(key)
+            return self._items[key]
+        except KeyError:
+            pass
+        value = self._build(key)
+        self.builds += 1
+        self._items[key] = value
+        if len(self._items) > self.capacity:
+            self._items.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._items)

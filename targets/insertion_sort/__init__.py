@@ -1,0 +1,1 @@
+"""Insertion sort, the running example of the Mu2 paper."""

@@ -1,0 +1,11 @@
+"""Shared fixtures: the insertion-sort program, built once per test session."""
+
+import pytest
+
+from mu2py.mutants.catalog import Program
+from mu2py.target import resolve_target
+
+
+@pytest.fixture(scope="session")
+def sort_program() -> Program:
+    return Program(resolve_target("targets.insertion_sort.driver:sort"))

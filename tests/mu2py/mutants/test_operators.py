@@ -1,0 +1,60 @@
+"""The operator table: mutmut's operators plus the PIT defaults, with stable ids."""
+
+from mu2py.mutants.catalog import discover
+from mu2py.target import modules_target
+
+SOURCE = '''\
+LIMIT = 10
+
+class Box:
+    size = 3
+
+def f(a, b, flag):
+    if a < b and not flag:
+        return -a + b % 2
+    x = a // b
+    x += 1
+    if a == b:
+        return True
+    return x
+'''
+
+
+def _mutants(tmp_path):
+    path = tmp_path / "sample.py"
+    path.write_text(SOURCE)
+    return discover(modules_target(str(path)))[0]
+
+
+def test_pit_operators_present(tmp_path):
+    pairs = {(m.original, m.mutated) for m in _mutants(tmp_path)}
+    expected = {
+        ("< b", "<= b"),      # conditional boundary
+        ("< b", ">= b"),      # negated conditional
+        ("== b", "!= b"),
+        ("-a + b % 2", "-a - b % 2"),  # arithmetic
+        ("b % 2", "b * 2"),
+        ("a // b", "a * b"),
+        ("x += 1", "x -= 1"),  # augmented assignment
+        ("-a", "a"),          # unary negation removed
+        ("not flag", "flag"),
+        ("a < b and not flag", "a < b or not flag"),
+        ("return x", "return None"),
+        ("True", "False"),
+        ("10", "11"),
+        ("10", "9"),          # module level constants are included
+        ("3", "4"),           # class bodies too
+    }
+    assert expected <= pairs, expected - pairs
+
+
+def test_ids_are_stable_and_unique(tmp_path):
+    first = [m.id for m in _mutants(tmp_path)]
+    second = [m.id for m in _mutants(tmp_path)]
+    assert first == second and len(set(first)) == len(first)
+
+
+def test_module_level_mutants_are_marked_import_time(tmp_path):
+    by_line = {m.line: m for m in _mutants(tmp_path)}
+    assert by_line[1].scope == "<module>" and by_line[4].at_import
+    assert by_line[7].scope == "f"
