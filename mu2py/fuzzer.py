@@ -1,0 +1,348 @@
+"""The Mu2 fuzzing loop (Algorithm 3): coverage plus mutants killed as feedback, over choice sequences.
+
+One trial: pick a corpus input (favored ones get more energy), mutate its choice
+sequence, decode, run the probed original (coverage, reached sites, infected mutants),
+then — under mutation guidance — run the mutants Algorithm 4 selects and keep the input
+when it adds coverage or kills a mutant no saved input has killed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mu2py.analysis import Analysis, Filter
+from mu2py.corpus import Corpus, Entry
+from mu2py.coverage import CoverageMap
+from mu2py.errors import UserError
+from mu2py.executor import RunResult, Status, run
+from mu2py.generators import source_for
+from mu2py.mutants.catalog import Program
+from mu2py.mutants.loader import build_copies
+from mu2py.mutator import havoc
+from mu2py.source import Decoded, InputSource
+from mu2py.storage import ensure_writable, write_atomic, write_json
+from mu2py.target import Target
+
+GUIDANCE = ("mutation", "coverage")
+PLOT_FIELDS = (
+    "elapsed", "trials", "execs_per_sec", "corpus", "coverage", "mutants", "killed",
+    "run_this_input", "pruned_execution", "pruned_infection", "filtered", "invalid", "failures",
+)
+
+
+@dataclass
+class FuzzConfig:
+    """Budget, seed and variant of a campaign; `trials` or `seconds` (or both) bound it."""
+
+    trials: int | None = None
+    seconds: float | None = None
+    seed: int = 0
+    guidance: str = "mutation"
+    split: bool = False
+    pruning: str = "infection"
+    filter: str | None = None
+    timeout: float | None = None
+    differential: bool = True
+    out: Path | None = None
+    initial: list[tuple[Any, ...]] = field(default_factory=list)
+    plot_every: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.trials is None and self.seconds is None:
+            raise UserError("give a budget: --trials N or --time DURATION")
+        if self.guidance not in GUIDANCE:
+            raise UserError(f"--guidance must be one of {', '.join(GUIDANCE)}")
+
+
+@dataclass
+class Stats:
+    """Counters of a campaign, as printed on the status line and in plot_data.csv."""
+
+    trials: int = 0
+    valid: int = 0
+    invalid: int = 0
+    failures: int = 0
+    mutant_runs: int = 0
+    run_this_input: int = 0
+    pruned_execution: int = 0
+    pruned_infection: int = 0
+    filtered: int = 0
+    elapsed: float = 0.0
+
+
+@dataclass
+class FuzzResult:
+    """What a campaign leaves: corpus entries, coverage size, kill report and counters."""
+
+    corpus: list[Entry]
+    coverage: int
+    stats: Stats
+    report: dict[str, Any] | None
+
+
+class Fuzzer:
+    """One campaign over one target (see the module docstring)."""
+
+    def __init__(
+        self,
+        target: Target,
+        config: FuzzConfig,
+        *,
+        source: InputSource | None = None,
+        program: Program | None = None,
+        on_progress: Callable[[Fuzzer], None] | None = None,
+    ) -> None:
+        assert target.driver is not None
+        self.target = target
+        self.config = config
+        self.source = source or source_for(target.driver.source)
+        self.rng = random.Random(config.seed)
+        self.coverage = CoverageMap()
+        self.stats = Stats()
+        self.on_progress = on_progress
+        self.failures: dict[tuple[str, str], str] = {}
+        out = config.out
+        if out is not None:
+            ensure_writable(out)
+        self.corpus = Corpus(self.source, out / "corpus" if out else None)
+        self.uses_mutants = config.guidance == "mutation"
+        self.program = program
+        if self.uses_mutants and self.program is None:
+            self.program = Program(target)
+        self.analysis: Analysis | None = None
+        if self.program is not None and self.uses_mutants:
+            self.analysis = Analysis(
+                self.program, pruning=config.pruning, differential=config.differential,
+                timeout=config.timeout, filter=Filter.parse(config.filter),
+                rng=random.Random(config.seed + 1),
+            )
+            self._run_original = self._probed_runner()
+        else:
+            self._run_original = self._covered_runner()
+        self._plot_rows: list[dict[str, Any]] = []
+        self._start = 0.0
+
+    # -- running the original ---------------------------------------------------------
+
+    def _covered_runner(self) -> Callable[[Any], tuple[RunResult, set[int], set[int]]]:
+        codes = {m.name: self.coverage.compile(m) for m in self.target.modules}
+        codes[self.target.driver_module.name] = compile(  # type: ignore[union-attr]
+            self.target.driver_module.source, self.target.driver_module.file, "exec", dont_inherit=True  # type: ignore[union-attr]
+        )
+        copies = build_copies(self.target, codes)
+        fn = getattr(copies[self.target.driver_module.name], self.target.driver.name)  # type: ignore[union-attr]
+
+        def runner(value: Any) -> tuple[RunResult, set[int], set[int]]:
+            return run(fn, value, None), set(), set()
+
+        return runner
+
+    def _probed_runner(self) -> Callable[[Any], tuple[RunResult, set[int], set[int]]]:
+        assert self.analysis is not None and self.program is not None
+        fn, recorder = self.program.probed(transform=self.coverage.compile)
+        self.analysis._probed, self.analysis._recorder = fn, recorder
+        return self.analysis.run_original
+
+    # -- the loop ---------------------------------------------------------------------
+
+    def _mutation_phase(self) -> bool:
+        if not self.uses_mutants:
+            return False
+        if not self.config.split:
+            return True
+        if self.config.trials is not None:
+            return self.stats.trials >= self.config.trials // 2
+        return (time.perf_counter() - self._start) >= (self.config.seconds or 0) / 2
+
+    def _done(self) -> bool:
+        if self.config.trials is not None and self.stats.trials >= self.config.trials:
+            return True
+        return self.config.seconds is not None and time.perf_counter() - self._start >= self.config.seconds
+
+    def _pick_parent(self) -> Entry | None:
+        entries = self.corpus.entries
+        if not entries:
+            return None
+        # favored inputs (those that killed mutants) get twice the energy of others
+        if self.rng.random() < 0.5:
+            favored = [e for e in entries if e.favored]
+            if favored:
+                return self.rng.choice(favored)
+        return self.rng.choice(entries)
+
+    def _next_input(self) -> Decoded | None:
+        if self.stats.trials < len(self.config.initial):
+            return self.source.decode(self.config.initial[self.stats.trials], self.rng)
+        parent = self._pick_parent()
+        if parent is None:
+            return self.source.decode((), self.rng)
+        donor = self.rng.choice(self.corpus.entries).choices if len(self.corpus) > 1 else None
+        return self.source.decode(havoc(parent.choices, self.source, self.rng, donor), self.rng)
+
+    def trial(self) -> Entry | None:
+        """Run one trial; returns the saved entry, if the input was kept."""
+        self.stats.trials += 1
+        decoded = self._next_input()
+        if decoded is None:
+            self.stats.invalid += 1
+            return None
+        self.stats.valid += 1
+        use_mutants = self._mutation_phase()
+        if use_mutants:
+            assert self.analysis is not None
+            original, reached, infected = self.analysis.run_original(decoded.value)
+            self.analysis.reached.update(reached)
+        else:
+            original, reached, infected = self._run_original(decoded.value)
+        new_cov = self.coverage.collect()
+        if original.status is Status.EXCEPTION:
+            self._record_failure(decoded, original)
+        killed: list[int] = []
+        if use_mutants and self.analysis is not None:
+            sel = self.analysis.select(reached, infected)
+            self.stats.run_this_input = len(sel.run)
+            self.stats.pruned_execution += sel.pruned_execution
+            self.stats.pruned_infection += sel.pruned_infection
+            self.stats.filtered += sel.filtered
+            label = self.corpus.next_name()
+            for index in sel.run:
+                result, reason = self.analysis.run_mutant(index, decoded.value, original)
+                if reason is not None:
+                    from mu2py.analysis import Kill
+
+                    self.analysis.kills[index] = Kill(label, reason, result.exc_type or "")
+                    killed.append(index)
+            self.stats.mutant_runs = self.analysis.mutant_runs
+        if not new_cov and not killed:
+            return None
+        assert self.program is not None or not killed
+        entry = Entry(
+            name=self.corpus.next_name(), choices=decoded.choices, size=len(self.source.render(decoded.value)),
+            favored=bool(killed), new_coverage=new_cov,
+            kills=[self.program.mutants[i].id for i in killed] if self.program else [],
+            trial=self.stats.trials, value=decoded.value,
+        )
+        self.corpus.add(entry)
+        if killed and self.config.out is not None:
+            self._write_mutants()
+        return entry
+
+    def _record_failure(self, decoded: Decoded, result: RunResult) -> None:
+        key = (result.exc_type or "?", result.location or "?")
+        if key in self.failures:
+            return
+        name = f"failure_{len(self.failures):06d}"
+        self.failures[key] = name
+        self.stats.failures = len(self.failures)
+        if self.config.out is not None:
+            folder = self.config.out / "failures"
+            write_atomic(folder / f"{name}.bin", self.source.to_bytes(decoded.choices))
+            write_atomic(folder / f"{name}.txt", self.source.render(decoded.value) + "\n")
+            write_json(folder / f"{name}.json", {"exception": key[0], "location": key[1],
+                                                 "message": result.exc_message})
+
+    # -- outputs ----------------------------------------------------------------------
+
+    def _plot_row(self) -> dict[str, Any]:
+        elapsed = time.perf_counter() - self._start
+        self.stats.elapsed = elapsed
+        return {
+            "elapsed": round(elapsed, 3), "trials": self.stats.trials,
+            "execs_per_sec": round(self.stats.trials / elapsed, 1) if elapsed else 0.0,
+            "corpus": len(self.corpus), "coverage": len(self.coverage),
+            "mutants": len(self.program.mutants) if self.program else 0,
+            "killed": len(self.analysis.kills) if self.analysis else 0,
+            "run_this_input": self.stats.run_this_input,
+            "pruned_execution": self.stats.pruned_execution, "pruned_infection": self.stats.pruned_infection,
+            "filtered": self.stats.filtered, "invalid": self.stats.invalid, "failures": self.stats.failures,
+        }
+
+    def _write_plot(self) -> None:
+        if self.config.out is None:
+            return
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=PLOT_FIELDS)
+        writer.writeheader()
+        writer.writerows(self._plot_rows)
+        write_atomic(self.config.out / "plot_data.csv", buf.getvalue())
+
+    def _write_mutants(self) -> None:
+        if self.config.out is not None and self.analysis is not None:
+            write_json(self.config.out / "mutants.json", self.analysis.report())
+
+    def _write_state(self) -> None:
+        if self.config.out is None:
+            return
+        config = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self.config).items() if k != "initial"}
+        write_json(self.config.out / "state.json", {"config": config, "stats": asdict(self.stats)})
+
+    def checkpoint(self) -> None:
+        """Write every output file from the current state (consistent at any moment)."""
+        self._plot_rows.append(self._plot_row())
+        self._write_plot()
+        self._write_mutants()
+        self._write_state()
+
+    # -- resume -----------------------------------------------------------------------
+
+    def resume(self) -> int:
+        """Reload a previous run's corpus and kills from `out`; returns how many inputs were restored.
+
+        Every saved input is replayed on the original to rebuild coverage; kills come from
+        mutants.json. Trials already spent count against the budget.
+        """
+        if self.config.out is None:
+            return 0
+        entries = self.corpus.load()
+        for entry in entries:
+            decoded = self.source.decode(entry.choices, self.rng)
+            if decoded is None:
+                continue
+            entry.value = decoded.value
+            self.corpus.entries.append(entry)
+            if self.analysis is not None:
+                _, reached, _ = self.analysis.run_original(decoded.value)
+                self.analysis.reached.update(reached)
+            else:
+                self._run_original(decoded.value)
+            self.coverage.collect()
+        state_path = self.config.out / "state.json"
+        if state_path.is_file():
+            stats = json.loads(state_path.read_text()).get("stats", {})
+            self.stats.trials = int(stats.get("trials", 0))
+            self.rng = random.Random(f"{self.config.seed}:{self.stats.trials}")
+        mutants_path = self.config.out / "mutants.json"
+        if self.analysis is not None and mutants_path.is_file():
+            self.analysis.restore(json.loads(mutants_path.read_text()).get("mutants", []))
+        plot_path = self.config.out / "plot_data.csv"
+        if plot_path.is_file():
+            self._plot_rows = list(csv.DictReader(plot_path.open()))
+        return len(self.corpus)
+
+    def run(self) -> FuzzResult:
+        """Run until the budget is spent (or Ctrl-C); outputs are consistent either way."""
+        self._start = time.perf_counter() - (self.stats.elapsed or 0.0)
+        last = time.perf_counter()
+        try:
+            while not self._done():
+                self.trial()
+                now = time.perf_counter()
+                if now - last >= self.config.plot_every:
+                    last = now
+                    self.checkpoint()
+                    if self.on_progress:
+                        self.on_progress(self)
+        finally:
+            self.checkpoint()
+        return FuzzResult(
+            corpus=list(self.corpus.entries), coverage=len(self.coverage), stats=self.stats,
+            report=self.analysis.report() if self.analysis else None,
+        )
