@@ -104,7 +104,9 @@ def _repro(args: argparse.Namespace, console: Console, prefixes: Callable[[argpa
         result = run(target.driver.fn, item.value, args.timeout)
         rows.append({
             "file": item.label, "value_repr": repr(item.value), "outcome": result.status.name.lower(),
-            "output_repr": repr(result.output) if result.status.name == "OK" else f"{result.exc_type}: {result.exc_message}",
+            "output_repr": (
+                repr(result.output) if result.status.name == "OK" else f"{result.exc_type}: {result.exc_message}"
+            ),
         })
     if args.json:
         print(json.dumps(rows, indent=1))

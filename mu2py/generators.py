@@ -12,8 +12,9 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from hypothesis.control import BuildContext
 from hypothesis.database import choices_from_bytes, choices_to_bytes
-from hypothesis.errors import HypothesisException
+from hypothesis.errors import HypothesisException, UnsatisfiedAssumption
 from hypothesis.internal.conjecture.data import ConjectureData, StopTest
 from hypothesis.strategies import SearchStrategy
 
@@ -36,8 +37,10 @@ class StrategySource:
         """Replay `choices` as a prefix, then draw from `rng`; None when the strategy rejects."""
         data = ConjectureData(prefix=tuple(choices), random=rng, max_choices=self.max_choices)
         try:
-            value = data.draw(self.strategy)
-        except StopTest:
+            # composite strategies and filters expect a build context, as inside @given
+            with BuildContext(data, is_final=False, wrapped_test=_no_test):
+                value = data.draw(self.strategy)
+        except (StopTest, UnsatisfiedAssumption):
             return None
         except HypothesisException as exc:
             raise UserError(f"the driver's strategy cannot draw: {type(exc).__name__}: {exc}") from exc
@@ -83,6 +86,10 @@ class StrategySource:
         if decoded is None:
             raise ValueError("not a serialized choice sequence")
         return tuple(decoded)
+
+
+def _no_test() -> None:
+    """Stands in for the test function a BuildContext normally wraps."""
 
 
 def _edit(seq: Any, rng: random.Random, new: Any, empty: Any) -> Any:

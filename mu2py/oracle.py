@@ -5,13 +5,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Any
 
 from mu2py.executor import RunResult, Status
 
 
-class KillReason(str, Enum):
+class KillReason(StrEnum):
     """Why a mutant counts as killed (the `reason` field of the JSON reports)."""
 
     OUTPUT = "output"
@@ -36,7 +36,7 @@ def _normalize(value: Any, depth: int = 0) -> Any:
     if isinstance(value, dict):
         return ("dict", [(_normalize(k, depth + 1), _normalize(v, depth + 1)) for k, v in value.items()])
     if isinstance(value, (set, frozenset)):
-        return (type(value).__name__, sorted((repr(_normalize(v, depth + 1)) for v in value)))
+        return (type(value).__name__, sorted(repr(_normalize(v, depth + 1)) for v in value))
     if isinstance(value, BaseException):
         return ("exc", type(value).__qualname__, _normalize(value.args, depth + 1))
     cls = type(value)

@@ -93,7 +93,7 @@ class Program:
     Mutant copy sets are built lazily and kept in an LRU of `cache_size` entries.
     """
 
-    def __init__(self, target: Target, *, cache_size: int = 64, skip_patterns: tuple[str, ...] = ()) -> None:
+    def __init__(self, target: Target, *, cache_size: int = 256, skip_patterns: tuple[str, ...] = ()) -> None:
         self.target = target
         self.mutants, self._parsed, self._sites, self._entries = discover(target, skip_patterns)
         self.index = {m.id: i for i, m in enumerate(self.mutants)}
@@ -126,7 +126,7 @@ class Program:
     def mutant_source(self, mutant_id: str) -> str:
         """The full source of the mutated module."""
         entry = self._entries[self.index[mutant_id]]
-        return apply_mutation(self._parsed[entry.module.name], entry.found)
+        return apply_mutation(self._parsed[entry.module.name], entry.found, entry.module.source)
 
     def _build_mutant(self, mutant_id: str) -> Callable[[Any], Any] | CopyLoadError:
         entry = self._entries[self.index[mutant_id]]

@@ -93,6 +93,11 @@ def build_copies(
                 parents[(parent, child)] = getattr(sys.modules[parent], child, _MISSING)
         for n in names:
             sys.modules.pop(n, None)
+        # `from pkg import mod` binds an existing attribute of pkg without importing: hide
+        # the originals so that the import system asks the finder for the copies
+        for (parent, child), value in parents.items():
+            if value is not _MISSING:
+                delattr(sys.modules[parent], child)
         finder = _CopyFinder(infos, codes, extra or {})
         sys.meta_path.insert(0, finder)
         try:

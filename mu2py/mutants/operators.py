@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import (
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    WhitespaceInclusivePositionProvider,
+)
 from mutmut.mutation import mutators as mm
 from mutmut.mutation.file_mutation import MutationVisitor
 from mutmut.mutation.pragma_handling import IgnoredCode, PragmaVisitor
@@ -133,6 +138,7 @@ class FoundMutation:
     end_column: int
     original_code: str
     mutated_code: str
+    span: tuple[int, int] | None = None
 
 
 class _RecordingVisitor(MutationVisitor):
@@ -202,7 +208,11 @@ def find_mutations(source: str, filename: str, skip_patterns: Iterable[str] = ()
     visitor = _RecordingVisitor(ignored)
     wrapper.visit(visitor)
     positions = wrapper.resolve(PositionProvider)
+    inclusive = wrapper.resolve(WhitespaceInclusivePositionProvider)
     parents = wrapper.resolve(ParentNodeProvider)
+    line_starts = [0]
+    for line in source.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
     empty = cst.Module(body=[])
     found: list[FoundMutation] = []
     for original, mutated, family in visitor.found:
@@ -222,6 +232,7 @@ def find_mutations(source: str, filename: str, skip_patterns: Iterable[str] = ()
                 mutated_code=empty.code_for_node(mutated),
             )
         )
+        found[-1].span = _span(source, line_starts, inclusive.get(original), found[-1].original_code)
     return ParsedModule(
         wrapper=wrapper,
         mutations=found,
@@ -231,6 +242,22 @@ def find_mutations(source: str, filename: str, skip_patterns: Iterable[str] = ()
     )
 
 
-def apply_mutation(parsed: ParsedModule, mutation: FoundMutation) -> str:
-    """The module's source with one mutation applied (the original tree is left unchanged)."""
+def _span(source: str, line_starts: list[int], pos: object, code: str) -> tuple[int, int] | None:
+    """Character offsets of a node's own text in `source`, when they can be verified."""
+    if pos is None:
+        return None
+    start = line_starts[pos.start.line - 1] + pos.start.column  # type: ignore[attr-defined]
+    end = line_starts[pos.end.line - 1] + pos.end.column  # type: ignore[attr-defined]
+    return (start, end) if source[start:end] == code else None
+
+
+def apply_mutation(parsed: ParsedModule, mutation: FoundMutation, source: str | None = None) -> str:
+    """The module's source with one mutation applied (the original tree is left unchanged).
+
+    With the original `source`, the node's verified text span is spliced (fast); otherwise,
+    or when no span could be verified, the tree is rewritten with libcst.
+    """
+    if source is not None and mutation.span is not None:
+        start, end = mutation.span
+        return source[:start] + mutation.mutated_code + source[end:]
     return parsed.module.deep_replace(mutation.original_node, mutation.mutated_node).code  # type: ignore[union-attr]

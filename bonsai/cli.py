@@ -1,0 +1,187 @@
+"""The `bonsai` command line: one sub-command per module function (`sample` here; more register alike).
+
+Every user error (missing grammar, grammar syntax error, unknown start rule, malformed bounds)
+ends with one line on stderr, ``bonsai: error: ...``, and exit status 2; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from bonsai.bounds import Bounds
+from bonsai.generator import BoundedGenerator
+from bonsai.grammar import GrammarLoadError, load_grammar
+
+__all__ = ["SEPARATOR", "CliError", "build_parser", "main", "split_inputs"]
+
+SEPARATOR = "# --- input {n} ---"
+"""Line printed before each input by `bonsai sample` (n from 1); each input is followed by a newline."""
+
+_SEPARATOR_RE = re.compile(r"^# --- input \d+ ---\n", re.MULTILINE)
+
+Command = Callable[[argparse.Namespace], int]
+
+
+class CliError(Exception):
+    """A user error reported as one line on stderr with exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line (the usage text stays available through --help)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _bounds(text: str) -> Bounds:
+    try:
+        return Bounds.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def add_sample_command(subparsers: argparse._SubParsersAction) -> None:
+    """Register `bonsai sample`."""
+    p = subparsers.add_parser(
+        "sample",
+        help="print inputs generated from a Lark grammar within bounds",
+        description=(
+            "Generate inputs from a Lark grammar within bonsai bounds m,n,d: at most m distinct "
+            "identifiers per identifier terminal, at most n iterations of any repetition, and no "
+            "rule expanded more than d times on a root-to-leaf path. Every input parses with the "
+            "grammar. Without --out, inputs go to stdout, each preceded by the line "
+            "'# --- input N ---' (N from 1) and followed by one newline, so input N is exactly the "
+            "text between its separator line and the newline before the next separator (or the end). "
+            "With --out DIR, each input is written to DIR/<grammar>_NNNN.txt (atomically) and the "
+            "paths are printed. The same seed gives the same inputs."
+        ),
+    )
+    p.add_argument("grammar", help="path to a .lark grammar file")
+    p.add_argument("--bounds", required=True, type=_bounds, metavar="m,n,d", help="idents,items,depth")
+    p.add_argument("--count", type=_non_negative, default=10, metavar="K", help="number of inputs (10)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (0)")
+    p.add_argument("--start", metavar="RULE", help="start rule (default: start)")
+    p.add_argument("--out", metavar="DIR", help="write one file per input into DIR instead of stdout")
+    p.add_argument(
+        "--idents",
+        metavar="T1,T2",
+        help="terminals bounded by m (default: NAME, ID, IDENTIFIER, CNAME, IDSTRING, *NAME*, *IDENT*)",
+    )
+    p.add_argument("--check", action="store_true", help="parse each input; fail if one fails")
+    p.set_defaults(func=run_sample)
+
+
+def run_sample(args: argparse.Namespace) -> int:
+    """Carry out `bonsai sample`; returns the exit status."""
+    idents = [t.strip() for t in args.idents.split(",") if t.strip()] if args.idents else None
+    try:
+        grammar = load_grammar(args.grammar, start=args.start, is_ident=idents)
+        gen = BoundedGenerator(grammar, args.bounds)
+    except GrammarLoadError as exc:
+        raise CliError(str(exc)) from None
+    rng = random.Random(args.seed)
+    out_dir = Path(args.out) if args.out else None
+    if out_dir is not None:
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CliError(f"cannot create output directory {out_dir}: {exc.strerror or exc}") from None
+    stem = Path(args.grammar).stem
+    for n in range(1, args.count + 1):
+        text = gen.generate(rng).text
+        if args.check:
+            try:
+                grammar.parse(text)
+            except Exception as exc:  # noqa: BLE001 - any parse failure is reported the same way
+                raise CliError(f"input {n} does not parse: {' '.join(str(exc).split())[:200]}") from None
+        if out_dir is None:
+            _emit(sys.stdout, n, text)
+        else:
+            path = out_dir / f"{stem}_{n:04d}.txt"
+            write_atomic(path, text)
+            print(path)
+    return 0
+
+
+def _emit(stream: TextIO, n: int, text: str) -> None:
+    stream.write(SEPARATOR.format(n=n) + "\n" + text + "\n")
+
+
+def split_inputs(output: str) -> list[str]:
+    """Read back the inputs printed by `bonsai sample` (inverse of its stdout format)."""
+    parts = _SEPARATOR_RE.split(output)
+    if parts and parts[0] == "":
+        parts = parts[1:]
+    return [p[:-1] if p.endswith("\n") else p for p in parts]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file in the same directory and `os.replace`."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp creates 0600; give the file ordinary permissions
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_sample_command]
+"""Sub-command registrars: append `add_<name>_command` functions here to add sub-commands."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `bonsai` argument parser with every registered sub-command."""
+    parser = _Parser(prog="bonsai", description="Bonsai fuzzing: bounded grammar generation, corpus growth.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    subparsers.required = True
+    for register in SUBCOMMANDS:
+        register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `bonsai` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except CliError as exc:
+        print(f"bonsai: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `bonsai sample ... | head`
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Lark grammars bundled with bonsai (installed as package data)."""

@@ -1,0 +1,1 @@
+"""ChocoPy front end: parser (grammars/chocopy.lark) and semantic analysis / type checker."""

@@ -1,0 +1,1 @@
+"""The standard library's TOML parser (tomllib, a vendored copy of tomli) as a target."""

@@ -1,0 +1,133 @@
+"""`bonsai sample`: output format, determinism, --out files, and one-line errors with exit status 2."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bonsai.cli import main, split_inputs
+from bonsai.grammar import load_grammar
+
+GRAMMARS = Path(__file__).resolve().parents[2] / "grammars"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("name", ["json.lark", "expr.lark", "indent.lark"])
+def test_sample_prints_inputs_that_read_back_and_parse(capsys, name):
+    path = str(GRAMMARS / name)
+    code, out, err = run(capsys, "sample", path, "--bounds", "2,2,2", "--count", "7", "--seed", "3")
+    assert code == 0 and err == ""
+    inputs = split_inputs(out)
+    assert len(inputs) == 7
+    grammar = load_grammar(path)
+    for text in inputs:
+        grammar.parse(text)
+    assert out.startswith("# --- input 1 ---\n")
+
+
+def test_same_seed_same_output_other_seed_differs(capsys):
+    args = ["sample", str(GRAMMARS / "expr.lark"), "--bounds", "2,2,2", "--count", "20"]
+    _, a, _ = run(capsys, *args, "--seed", "5")
+    _, b, _ = run(capsys, *args, "--seed", "5")
+    _, c, _ = run(capsys, *args, "--seed", "6")
+    assert a == b and a != c
+
+
+def test_start_rule_option(capsys):
+    code, out, _ = run(capsys, "sample", str(GRAMMARS / "json.lark"), "--bounds", "1,1,1", "--start", "pair")
+    assert code == 0
+    grammar = load_grammar(GRAMMARS / "json.lark", start="pair")
+    for text in split_inputs(out):
+        assert ":" in text
+        grammar.parse(text, "pair")
+
+
+def test_out_dir_writes_one_file_per_input(capsys, tmp_path):
+    out_dir = tmp_path / "corpus"
+    code, out, _ = run(
+        capsys,
+        "sample",
+        str(GRAMMARS / "json.lark"),
+        "--bounds",
+        "2,2,2",
+        "--count",
+        "4",
+        "--out",
+        str(out_dir),
+    )
+    assert code == 0
+    files = sorted(out_dir.iterdir())
+    assert [f.name for f in files] == [f"json_{i:04d}.txt" for i in range(1, 5)]
+    assert out.split() == [str(f) for f in files]
+    _, printed, _ = run(capsys, "sample", str(GRAMMARS / "json.lark"), "--bounds", "2,2,2", "--count", "4")
+    assert [f.read_text() for f in files] == split_inputs(printed)
+    assert not [p for p in out_dir.iterdir() if p.name.startswith(".")]  # no temp files left
+
+
+def test_check_flag_and_idents_flag(capsys):
+    code, out, _ = run(
+        capsys,
+        "sample",
+        str(GRAMMARS / "expr.lark"),
+        "--bounds",
+        "1,2,2",
+        "--count",
+        "30",
+        "--check",
+        "--idents",
+        "NAME",
+    )
+    assert code == 0 and len(split_inputs(out)) == 30
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["sample", "/no/such/grammar.lark", "--bounds", "1,1,1"], "not found"),
+        (["sample", "JSON", "--bounds", "1,1"], "--bounds"),
+        (["sample", "JSON", "--bounds", "a,b,c"], "--bounds"),
+        (["sample", "JSON", "--bounds", "0,1,1"], "--bounds"),
+        (["sample", "JSON", "--bounds", "1,1,1", "--start", "nope"], "unknown start rule"),
+        (["sample", "BAD", "--bounds", "1,1,1"], "grammar error"),
+        (["sample", "JSON", "--bounds", "1,1,1", "--count", "-1"], "--count"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(capsys, tmp_path, args, message):
+    bad = tmp_path / "bad.lark"
+    bad.write_text('start: "a" b\nb: ::\n')
+    args = [str(GRAMMARS / "json.lark") if a == "JSON" else str(bad) if a == "BAD" else a for a in args]
+    try:
+        code = main(args)
+    except SystemExit as exc:  # argparse usage errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_module_entry_point_and_help():
+    done = subprocess.run(
+        [sys.executable, "-m", "bonsai", "sample", "--help"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0
+    assert "# --- input N ---" in done.stdout
+    done = subprocess.run(
+        [sys.executable, "-m", "bonsai", "sample", "missing.lark", "--bounds", "1,1,1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("bonsai: error:") and "Traceback" not in done.stderr
+
+
+def test_split_inputs_keeps_empty_and_multiline_inputs():
+    text = "# --- input 1 ---\n\n# --- input 2 ---\na\n  b\n\n# --- input 3 ---\nx\n"
+    assert split_inputs(text) == ["", "a\n  b\n", "x"]

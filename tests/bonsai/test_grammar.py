@@ -1,0 +1,140 @@
+"""The lark adapter: reading grammars (imports, templates, modifiers, literals, ranges) into the model."""
+
+import random
+from pathlib import Path
+
+import pytest
+from lark import Lark
+
+from bonsai.bounds import Bounds
+from bonsai.generator import BoundedGenerator
+from bonsai.grammar import REPEAT, GrammarLoadError, default_is_ident, load_grammar
+
+GRAMMARS = Path(__file__).resolve().parents[2] / "grammars"
+
+FEATURES = r"""
+start: item+ ("," pair)* [flag] num~2..3 fixed sep{word} _inl
+?pair: NAME "=" num -> assign
+!flag: "a".."c" | "if"i
+sep{x}: x (";" x)*
+word: WORD | NAME
+_inl: "end"
+num: /[0-9]+/ | NUMBER
+fixed: "q" ~ 3
+item: "k"? "!"
+WORD: ("ab" | "cd")+ "x"~2
+%import common.CNAME -> NAME
+%import common.NUMBER
+%import common.WS
+%ignore WS
+%declare _UNUSED
+"""
+
+
+def _all_items(alts):
+    for seq in alts.seqs:
+        for item in seq:
+            yield item
+            if item.kind == REPEAT:
+                yield from _all_items(item.body)
+
+
+def test_reads_rules_templates_and_repetitions():
+    g = load_grammar(FEATURES)
+    assert g.start == "start"
+    assert "sep{word}" in g.rules  # the template is instantiated once for its argument
+    assert {"start", "pair", "flag", "word", "_inl", "num", "fixed", "item"} <= set(g.rule_names())
+    reps = [(i.lo, i.hi) for i in _all_items(g.rules["start"].alts) if i.kind == REPEAT]
+    assert (1, None) in reps and (0, None) in reps and (0, 1) in reps and (2, 3) in reps
+    assert g.rules["pair"].alts.aliases == ("assign",)
+    assert g.terminals["NAME"].kind == "ident"
+    assert g.terminals["NUMBER"].kind == "regex"
+    assert g.terminals["WORD"].kind == "regex"
+    # anonymous literals carry lark's own token names
+    assert g.terminals["COMMA"].text == ","
+    assert g.is_keyword("end") and g.is_keyword("IF") and not g.is_keyword("abc")
+    assert g.space == " "
+    assert g.indenter is None
+
+
+def test_feature_grammar_generates_parsable_text():
+    g = load_grammar(FEATURES)
+    parser = g.parser()
+    for bounds in (Bounds(1, 1, 1), Bounds(2, 3, 2)):
+        gen = BoundedGenerator(g, bounds)
+        rng = random.Random(7)
+        for _ in range(100):
+            sample = gen.generate(rng)
+            parser.parse(sample.text)
+            assert sample.text.count("q") >= 3  # `"q" ~ 3` is fixed by the grammar
+
+
+def test_accepts_lark_object_and_path(tmp_path):
+    path = tmp_path / "g.lark"
+    path.write_text('start: "x" NAME\n%import common.CNAME -> NAME\n%ignore " "\n')
+    from_path = load_grammar(path)
+    from_obj = load_grammar(Lark.open(str(path), parser="lalr"))
+    assert set(from_path.rules) == set(from_obj.rules) == {"start"}
+    assert from_obj.parser() is not None
+    assert from_path.parse("x a") is not None
+
+
+def test_relative_import_next_to_grammar(tmp_path):
+    (tmp_path / "base.lark").write_text("WORDY: /[a-z]+/\n")
+    path = tmp_path / "main.lark"
+    path.write_text('start: WORDY ("," WORDY)*\n%import .base.WORDY\n')
+    g = load_grammar(path)
+    gen = BoundedGenerator(g, Bounds(2, 2, 2))
+    rng = random.Random(0)
+    for _ in range(20):
+        g.parse(gen.generate(rng).text)
+
+
+def test_indenter_detected_for_indent_grammar():
+    g = load_grammar(GRAMMARS / "indent.lark")
+    assert g.indenter is not None
+    assert (g.indenter.newline, g.indenter.indent, g.indenter.dedent) == ("_NEWLINE", "_INDENT", "_DEDENT")
+    assert "LPAR" in g.indenter.open_parens
+    assert load_grammar(GRAMMARS / "json.lark").indenter is None
+
+
+def test_start_rule_choice():
+    g = load_grammar(GRAMMARS / "json.lark", start="pair")
+    assert g.start == "pair"
+    assert g.with_start("array").start == "array"
+    with pytest.raises(GrammarLoadError, match="unknown start rule"):
+        g.with_start("nope")
+    with pytest.raises(GrammarLoadError, match="unknown start rule 'nope'"):
+        load_grammar(GRAMMARS / "json.lark", start="nope")
+
+
+def test_errors_are_one_line(tmp_path):
+    with pytest.raises(GrammarLoadError, match="not found"):
+        load_grammar(tmp_path / "missing.lark")
+    bad = tmp_path / "bad.lark"
+    bad.write_text('start: "a" b\nb: ::\n')
+    with pytest.raises(GrammarLoadError) as info:
+        load_grammar(bad)
+    assert "\n" not in str(info.value)
+    undefined = tmp_path / "undef.lark"
+    undefined.write_text("start: nothing\n")
+    with pytest.raises(GrammarLoadError, match="nothing"):
+        load_grammar(undefined)
+
+
+def test_identifier_predicate():
+    for name in ("NAME", "ID", "IDENTIFIER", "CNAME", "IDSTRING", "VAR_NAME", "MY_IDENT"):
+        assert default_is_ident(name)
+    for name in ("NUMBER", "STRING", "_INDENT", "_DEDENT", "WS"):
+        assert not default_is_ident(name)
+    g = load_grammar(FEATURES, is_ident=["WORD"])
+    assert g.terminals["WORD"].kind == "ident" and g.terminals["NAME"].kind == "regex"
+
+
+def test_needs_space_between_word_tokens_only():
+    g = load_grammar(GRAMMARS / "expr.lark")
+    assert g.needs_space("let", "a")
+    assert g.needs_space("1", "2")
+    assert not g.needs_space("a", "=")
+    assert not g.needs_space("(", "a")
+    assert g.needs_space("<", "=")  # "<" "=" would lex as "<="

@@ -1,0 +1,86 @@
+"""The fuzzing loop end to end: determinism, outputs on disk, resume, guidance variants."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mu2py.errors import UserError
+from mu2py.fuzzer import FuzzConfig, Fuzzer
+from mu2py.target import resolve_target
+
+
+@pytest.fixture(scope="module")
+def json_target():
+    return resolve_target("targets.json_decoder.driver:parse")
+
+
+def _corpus_bytes(out: Path) -> list[bytes]:
+    return [p.read_bytes() for p in sorted((out / "corpus").glob("*.bin"))]
+
+
+def test_same_seed_same_corpus(tmp_path, json_target):
+    for name in ("a", "b"):
+        Fuzzer(json_target, FuzzConfig(trials=120, seed=3, out=tmp_path / name)).run()
+    assert _corpus_bytes(tmp_path / "a") == _corpus_bytes(tmp_path / "b")
+    assert len(_corpus_bytes(tmp_path / "a")) > 1
+
+
+def test_outputs_written_and_consistent(tmp_path, json_target):
+    out = tmp_path / "run"
+    result = Fuzzer(json_target, FuzzConfig(trials=80, seed=1, out=out)).run()
+    report = json.loads((out / "mutants.json").read_text())
+    assert report["summary"]["killed"] == result.report["summary"]["killed"] > 0
+    for m in report["mutants"]:
+        assert {"id", "file", "line", "operator", "original", "mutated", "status", "reason", "input"} <= set(m)
+        if m["status"] == "killed":
+            assert (out / "corpus" / f"{m['input']}.bin").is_file()
+    header = (out / "plot_data.csv").read_text().splitlines()[0]
+    assert header.startswith("elapsed,trials,execs_per_sec,corpus,coverage")
+    index = json.loads((out / "corpus" / "index.json").read_text())
+    assert [e["name"] for e in index] == [p.stem for p in sorted((out / "corpus").glob("*.bin"))]
+
+
+def test_resume_continues_from_output_dir(tmp_path, json_target):
+    out = tmp_path / "run"
+    Fuzzer(json_target, FuzzConfig(trials=60, seed=2, out=out)).run()
+    first = _corpus_bytes(out)
+    again = Fuzzer(json_target, FuzzConfig(trials=120, seed=2, out=out))
+    assert again.resume() == len(first)
+    assert again.stats.trials == 60 and len(again.analysis.kills) > 0
+    again.run()
+    assert _corpus_bytes(out)[: len(first)] == first
+    assert json.loads((out / "state.json").read_text())["stats"]["trials"] == 120
+
+
+def test_coverage_guidance_runs_no_mutants(json_target):
+    result = Fuzzer(json_target, FuzzConfig(trials=60, seed=1, guidance="coverage")).run()
+    assert result.report is None and result.coverage > 0 and result.stats.mutant_runs == 0
+
+
+def test_split_uses_coverage_first(json_target):
+    fuzzer = Fuzzer(json_target, FuzzConfig(trials=40, seed=1, split=True))
+    for _ in range(19):  # trials 1..19 are the first half (trial 20 starts the second)
+        fuzzer.trial()
+    assert fuzzer.analysis.mutant_runs == 0
+    for _ in range(20):
+        fuzzer.trial()
+    assert fuzzer.analysis.mutant_runs > 0
+
+
+def test_least_executed_filter_bounds_runs_per_input(json_target):
+    fuzzer = Fuzzer(json_target, FuzzConfig(trials=30, seed=1, filter="least-executed:5"))
+    fuzzer.run()
+    assert fuzzer.stats.run_this_input <= 5 and fuzzer.stats.filtered > 0
+
+
+def test_non_writable_output_is_a_clear_error(tmp_path, json_target):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(UserError, match="not writable"):
+        Fuzzer(json_target, FuzzConfig(trials=5, out=blocker / "sub"))
+
+
+def test_no_budget_is_an_error():
+    with pytest.raises(UserError, match="budget"):
+        FuzzConfig()
