@@ -155,7 +155,46 @@ def _umask() -> int:
     return mask
 
 
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_sample_command]
+def add_run_command(subparsers: argparse._SubParsersAction) -> None:
+    """Register `bonsai run`: the corpus-growing lattice of bounded coverage-guided fuzzers."""
+    p = subparsers.add_parser("run", help="grow a concise corpus with the Bonsai lattice up to --bounds")
+    p.add_argument("grammar", help="path to a .lark grammar")
+    p.add_argument("--target", required=True, metavar="MODULE:FUNCTION", help="function taking the input text")
+    p.add_argument("--bounds", required=True, type=_bounds, metavar="M,N,D", help="top of the lattice")
+    budget = p.add_mutually_exclusive_group(required=True)
+    budget.add_argument("--node-trials", type=int, help="trials per lattice node")
+    budget.add_argument("--node-time", help="time per lattice node, e.g. 30s")
+    p.add_argument("--out", required=True, help="output directory (resumed when it holds a previous run)")
+    p.add_argument("--seed", type=_non_negative, default=0)
+    p.add_argument("--workers", type=int, default=1, help="nodes of one generation run on N processes")
+    p.add_argument("--start", help="start rule (default: start)")
+    p.add_argument("--guidance", choices=("coverage", "mutation"), default="coverage",
+                   help="feedback at each node: coverage (Bonsai) or mutants killed (mu2py)")
+    p.set_defaults(func=run_run)
+
+
+def run_run(args: argparse.Namespace) -> int:
+    """Run the lattice and print per-node statistics and the final corpus."""
+    from bonsai.lattice import run_lattice
+    from mu2py.commands import parse_duration
+    from mu2py.errors import UserError
+
+    try:
+        seconds = parse_duration(args.node_time) if args.node_time else None
+        summary = run_lattice(
+            args.grammar, args.target, args.bounds, trials=args.node_trials, seconds=seconds, seed=args.seed,
+            out=Path(args.out), workers=args.workers, start=args.start, guidance=args.guidance,
+            progress=lambda line: print(line, file=sys.stderr, flush=True),
+        )
+    except (UserError, GrammarLoadError) as exc:
+        raise CliError(str(exc)) from None
+    final = summary["final"]
+    print(f"final corpus: {final['inputs']} inputs, mean size {final['mean_size']} chars, "
+          f"coverage {final['coverage']} -> {Path(args.out) / 'final'}")
+    return 0
+
+
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [add_sample_command, add_run_command]
 """Sub-command registrars: append `add_<name>_command` functions here to add sub-commands."""
 
 

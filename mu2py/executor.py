@@ -65,6 +65,9 @@ def fresh(value: Any) -> Any:
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
+    # an exception raised inside a gc callback or __del__ is swallowed by the interpreter:
+    # re-arm so that a looping mutant is interrupted again shortly after
+    signal.setitimer(signal.ITIMER_REAL, 0.05)
     raise Timeout()
 
 

@@ -179,8 +179,9 @@ class Fuzzer:
         return self.rng.choice(entries)
 
     def _next_input(self) -> Decoded | None:
-        if self.stats.trials < len(self.config.initial):
-            return self.source.decode(self.config.initial[self.stats.trials], self.rng)
+        seeds = self.config.initial
+        if self.stats.trials <= len(seeds):  # trials counts from 1: trial k replays seed k-1
+            return self.source.decode(seeds[self.stats.trials - 1], self.rng)
         parent = self._pick_parent()
         if parent is None:
             return self.source.decode((), self.rng)

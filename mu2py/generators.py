@@ -15,13 +15,37 @@ from typing import Any
 from hypothesis.control import BuildContext
 from hypothesis.database import choices_from_bytes, choices_to_bytes
 from hypothesis.errors import HypothesisException, UnsatisfiedAssumption
+from hypothesis.internal.conjecture.choice import choice_constraints_key, choice_permitted
 from hypothesis.internal.conjecture.data import ConjectureData, StopTest
+from hypothesis.internal.conjecture.providers import GLOBAL_CONSTANTS, HypothesisProvider
 from hypothesis.strategies import SearchStrategy
 
 from mu2py.errors import UserError
 from mu2py.source import Choice, Decoded, InputSource
 
 _INTERESTING_INTS = (0, 1, -1, 2, 7, 8, 16, 31, 32, 64, 127, 128, 255, 256, 1024, 65535, 2**31 - 1, -(2**31))
+
+
+_CONSTANTS: dict[Any, tuple[Any, ...]] = {}
+
+
+class _SeededProvider(HypothesisProvider):
+    """Hypothesis' provider without constants harvested from loaded modules.
+
+    The stock provider mixes in literals found in whatever user modules happen to be
+    imported, so the same seed would give different inputs in different processes.
+    """
+
+    def _maybe_draw_constant(self, choice_type: Any, constraints: Any, *, p: float = 0.05) -> Any:
+        assert self._random is not None
+        if self._random.random() > p:
+            return None
+        key = (choice_type, choice_constraints_key(choice_type, constraints))
+        pool = _CONSTANTS.get(key)
+        if pool is None:
+            pool = tuple(c for c in GLOBAL_CONSTANTS.set_for_type(choice_type) if choice_permitted(c, constraints))
+            _CONSTANTS[key] = pool
+        return self._random.choice(pool) if pool else None
 
 
 class StrategySource:
@@ -35,7 +59,8 @@ class StrategySource:
 
     def decode(self, choices: Sequence[Choice], rng: random.Random) -> Decoded | None:
         """Replay `choices` as a prefix, then draw from `rng`; None when the strategy rejects."""
-        data = ConjectureData(prefix=tuple(choices), random=rng, max_choices=self.max_choices)
+        data = ConjectureData(prefix=tuple(choices), random=rng, max_choices=self.max_choices,
+                              provider=_SeededProvider)
         try:
             # composite strategies and filters expect a build context, as inside @given
             with BuildContext(data, is_final=False, wrapped_test=_no_test):

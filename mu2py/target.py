@@ -93,23 +93,27 @@ def resolve_target(spec: str, prefixes: tuple[str, ...] | None = None) -> Target
     """Load `module:function`, import what it names, and collect the modules under test."""
     drv = load_driver(spec)
     prefixes = tuple(prefixes) if prefixes else default_prefixes(drv)
+    modules = resolve_modules(prefixes, exclude=drv.module)
+    return Target(driver=drv, driver_module=read_module(drv.module), modules=modules, prefixes=prefixes)
+
+
+def resolve_modules(prefixes: tuple[str, ...], exclude: str) -> tuple[TargetModule, ...]:
+    """The loaded modules (with Python source) matching `prefixes`, except `exclude`, by name."""
     for prefix in prefixes:
         if prefix not in sys.modules:
             import_module(prefix)
     names = sorted(
         n for n in list(sys.modules)
-        if _matches(n, prefixes) and n != drv.module and not _matches(n, _NEVER)
-        and sys.modules[n] is not None
+        if _matches(n, prefixes) and n != exclude and not _matches(n, _NEVER) and sys.modules[n] is not None
     )
     modules = []
     for name in names:
-        mod = sys.modules[name]
-        origin = getattr(getattr(mod, "__spec__", None), "origin", None)
+        origin = getattr(getattr(sys.modules[name], "__spec__", None), "origin", None)
         if origin and origin.endswith(".py"):
             modules.append(read_module(name))
     if not modules:
         raise UserError(f"no Python modules under test match {', '.join(prefixes)}")
-    return Target(driver=drv, driver_module=read_module(drv.module), modules=tuple(modules), prefixes=prefixes)
+    return tuple(modules)
 
 
 def modules_target(spec: str) -> Target:

@@ -1,0 +1,155 @@
+"""The Bonsai lattice: coverage-guided bounded fuzzers F(m,n,d) that pass their corpora upward.
+
+F(1,1,1) starts from one random seed; every other node starts from the union of its
+predecessors' corpora sorted by size ascending (so the smallest input that reaches a
+location is the one that keeps it) and runs after all of them.  Nodes of one
+topological generation are independent and may run in parallel.  The top's corpus is the
+result.  A node is mu2py's fuzzing loop with the bounded generator as its input source.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from bonsai.bounds import Bounds
+from bonsai.generator import BoundedGenerator
+from bonsai.grammar import load_grammar
+from mu2py.driver import DRIVER_ATTR, Driver, import_module, split_spec
+from mu2py.errors import UserError
+from mu2py.fuzzer import FuzzConfig, Fuzzer
+from mu2py.storage import write_atomic, write_json
+from mu2py.target import Target, TargetModule, default_prefixes, read_module, resolve_modules
+
+Node = tuple[int, int, int]
+
+
+def lattice(top: Bounds) -> nx.DiGraph:
+    """The lattice C(M,N,D): nodes (m,n,d) ≤ top, an edge to each immediate successor."""
+    graph = nx.DiGraph()
+    for m in range(1, top.idents + 1):
+        for n in range(1, top.items + 1):
+            for d in range(1, top.depth + 1):
+                graph.add_node((m, n, d))
+                for succ in ((m + 1, n, d), (m, n + 1, d), (m, n, d + 1)):
+                    if succ[0] <= top.idents and succ[1] <= top.items and succ[2] <= top.depth:
+                        graph.add_edge((m, n, d), succ)
+    return graph
+
+
+def function_target(spec: str, source: Any, prefixes: tuple[str, ...] | None = None) -> Target:
+    """A Target for a plain `module:function` taking the generated text (a driver's function works too)."""
+    module_name, fn_name = split_spec(spec)
+    module = import_module(module_name)
+    fn = getattr(module, fn_name, None)
+    if fn is None or not callable(fn):
+        raise UserError(f"function {fn_name!r} not found in module {module_name!r}")
+    inner = getattr(fn, DRIVER_ATTR, None)
+    drv = Driver(fn=inner.fn if inner else fn, source=source, targets=inner.targets if inner else None,
+                 name=fn_name, module=module_name)
+    chosen = tuple(prefixes) if prefixes else default_prefixes(drv)
+    modules: tuple[TargetModule, ...] = resolve_modules(chosen, exclude=module_name)
+    return Target(driver=drv, driver_module=read_module(module_name), modules=modules, prefixes=chosen)
+
+
+@dataclass
+class NodeStats:
+    """What a node produced: corpus size, mean input size (characters), coverage, trials."""
+
+    node: Node
+    inputs: int
+    mean_size: float
+    coverage: int
+    trials: int
+
+
+def _node_dir(out: Path, node: Node) -> Path:
+    return out / "nodes" / "{}_{}_{}".format(*node)
+
+
+def run_node(grammar_path: str, target_spec: str, node: Node, seeds: list[tuple[int, ...]], trials: int | None,
+             seconds: float | None, seed: int, out: Path, start: str | None = None,
+             guidance: str = "coverage") -> tuple[NodeStats, list[tuple[int, ...]]]:
+    """Run F(node) from `seeds`; returns its stats and its corpus (realized choices), size ascending."""
+    grammar = load_grammar(grammar_path, start=start)
+    generator = BoundedGenerator(grammar, Bounds(*node), start=start)
+    target = function_target(target_spec, generator)
+    folder = _node_dir(out, node)
+    done = folder / "done.json"
+    if done.is_file():  # resumed: this node finished in an earlier run
+        saved = json.loads(done.read_text())
+        corpus = [tuple(c) for c in saved["corpus"]]
+        return NodeStats(**{**saved["stats"], "node": tuple(saved["stats"]["node"])}), corpus
+    config = FuzzConfig(trials=trials, seconds=seconds, seed=seed, guidance=guidance, out=folder,
+                        initial=seeds, plot_every=5.0)
+    fuzzer = Fuzzer(target, config, source=generator)
+    result = fuzzer.run()
+    entries = sorted(result.corpus, key=lambda e: (e.size, e.name))
+    stats = NodeStats(node=node, inputs=len(entries),
+                      mean_size=round(sum(e.size for e in entries) / len(entries), 2) if entries else 0.0,
+                      coverage=result.coverage, trials=result.stats.trials)
+    corpus = [tuple(e.choices) for e in entries]
+    write_json(done, {"stats": asdict(stats), "corpus": [list(c) for c in corpus]})
+    return stats, corpus
+
+
+def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int | None = None,
+                seconds: float | None = None, seed: int = 0, out: Path, workers: int = 1,
+                start: str | None = None, guidance: str = "coverage",
+                progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run the whole lattice up to `top`; write per-node corpora, lattice.json and final/ under `out`."""
+    grammar = load_grammar(grammar_path, start=start)  # fail early, with a one-line error, on a bad grammar
+    function_target(target_spec, BoundedGenerator(grammar, top, start=start))
+    graph = lattice(top)
+    corpora: dict[Node, list[tuple[int, ...]]] = {}
+    stats: dict[Node, NodeStats] = {}
+    for generation in nx.topological_generations(graph):
+        jobs = []
+        for node in sorted(generation):
+            preds = sorted(graph.predecessors(node))
+            union: dict[tuple[int, ...], None] = {}
+            for p in preds:
+                for choices in corpora[p]:
+                    union.setdefault(choices, None)
+            # every node gets its own seed, derived from the campaign's one seed
+            node_seed = seed * 1_000_003 + node[0] * 10_007 + node[1] * 101 + node[2]
+            jobs.append((grammar_path, target_spec, node, list(union), trials, seconds, node_seed, out, start,
+                         guidance))
+        if workers > 1 and len(jobs) > 1:
+            import multiprocess
+
+            with multiprocess.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+                results = pool.starmap(run_node, jobs)
+        else:
+            results = [run_node(*job) for job in jobs]
+        for job, (node_stats, corpus) in zip(jobs, results, strict=True):
+            node = job[2]
+            # seeds pass upward sorted by size: decode sizes come from the generator's text
+            corpora[node] = corpus
+            stats[node] = node_stats
+            if progress:
+                progress(f"F{node}: {node_stats.inputs} inputs, mean size {node_stats.mean_size}, "
+                         f"coverage {node_stats.coverage}")
+    top_node = (top.idents, top.items, top.depth)
+    generator = BoundedGenerator(grammar, top, start=start)
+    final = out / "final"
+    texts = []
+    for i, choices in enumerate(corpora[top_node]):
+        sample = generator.decode(choices, __import__("random").Random(0))
+        assert sample is not None
+        texts.append(sample.value)
+        write_atomic(final / f"input_{i:04d}.txt", sample.value)
+    summary = {
+        "grammar": grammar_path, "target": target_spec, "top": list(top_node),
+        "nodes": [asdict(stats[n]) for n in sorted(stats)],
+        "final": {"inputs": len(texts), "mean_size": round(sum(map(len, texts)) / len(texts), 2) if texts else 0,
+                  "coverage": stats[top_node].coverage},
+        "edges": [[list(a), list(b)] for a, b in sorted(graph.edges)],
+    }
+    write_json(out / "lattice.json", summary)
+    return summary
