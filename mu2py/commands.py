@@ -66,9 +66,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         out=out, initial=initial,
     )
     if args.workers > 1:
-        from mu2py.workers import run_parallel
-
-        return run_parallel(args, config, console)
+        raise UserError("--workers > 1 is not available yet: run campaigns with different --seed in parallel")
     with console.status("loading target and mutants"):
         fuzzer = Fuzzer(target, config, source=source)
         resumed = fuzzer.resume() if out is not None and (out / "corpus" / "index.json").exists() else 0
