@@ -7,11 +7,9 @@ ends with one line on stderr, ``bonsai: error: ...``, and exit status 2; never a
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import re
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
@@ -19,6 +17,7 @@ from typing import NoReturn, TextIO
 from bonsai.bounds import Bounds
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import GrammarLoadError, load_grammar
+from mu2py.storage import write_atomic
 
 __all__ = ["SEPARATOR", "CliError", "build_parser", "main", "split_inputs"]
 
@@ -131,28 +130,6 @@ def split_inputs(output: str) -> list[str]:
     if parts and parts[0] == "":
         parts = parts[1:]
     return [p[:-1] if p.endswith("\n") else p for p in parts]
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same directory and `os.replace`."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp creates 0600; give the file ordinary permissions
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def add_run_command(subparsers: argparse._SubParsersAction) -> None:

@@ -10,6 +10,7 @@ result.  A node is mu2py's fuzzing loop with the bounded generator as its input 
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -129,8 +130,7 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
             results = [run_node(*job) for job in jobs]
         for job, (node_stats, corpus) in zip(jobs, results, strict=True):
             node = job[2]
-            # seeds pass upward sorted by size: decode sizes come from the generator's text
-            corpora[node] = corpus
+            corpora[node] = corpus  # already sorted by size ascending: passed upward in that order
             stats[node] = node_stats
             if progress:
                 progress(f"F{node}: {node_stats.inputs} inputs, mean size {node_stats.mean_size}, "
@@ -140,7 +140,7 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
     final = out / "final"
     texts = []
     for i, choices in enumerate(corpora[top_node]):
-        sample = generator.decode(choices, __import__("random").Random(0))
+        sample = generator.decode(choices, random.Random(0))
         assert sample is not None
         texts.append(sample.value)
         write_atomic(final / f"input_{i:04d}.txt", sample.value)

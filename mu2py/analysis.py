@@ -7,13 +7,14 @@ This is Algorithm 4 of Mu2 (`progmuts_to_run`) plus the differential oracle, sha
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from mu2py.executor import RunResult, Status, run
 from mu2py.mutants.catalog import Program
 from mu2py.mutants.loader import CopyLoadError
+from mu2py.mutants.probes import ProbeRecorder
 from mu2py.oracle import KillReason, kill_reason
 
 PRUNING = ("none", "execution", "infection")
@@ -78,17 +79,34 @@ class Analysis:
     min_timeout: float = 0.25
     filter: Filter | None = None
     rng: random.Random = field(default_factory=lambda: random.Random(0))
+    probed: tuple[Callable[[Any], Any], ProbeRecorder] | None = None
     kills: dict[int, Kill] = field(default_factory=dict)
     reached: set[int] = field(default_factory=set)
     executions: list[int] = field(default_factory=list)
     mutant_runs: int = 0
 
     def __post_init__(self) -> None:
+        """`probed` is the probed original to run (default: the program's own, built once)."""
         if self.pruning not in PRUNING:
             raise ValueError(f"pruning must be one of {PRUNING}")
         self.executions = [0] * len(self.program.mutants)
-        self._probed, self._recorder = self.program.probed()
-        self._site_of = [m.site for m in self.program.mutants]
+        self._probed, self._recorder = self.probed or self.program.probed()
+        static = self.program.static
+        self._static = sorted(static)
+        # per site, its mutants: selection then costs what the input reached, not all mutants
+        self._by_site: dict[int, list[int]] = {}
+        for index, mutant in enumerate(self.program.mutants):
+            if index not in static:
+                self._by_site.setdefault(mutant.site, []).append(index)
+        self._alive_probed = len(self.program.mutants) - len(static)
+
+    def add_kill(self, index: int, kill: Kill) -> None:
+        """Record that `kill` killed mutant `index` (the one place kill state changes)."""
+        if index in self.kills:
+            return
+        self.kills[index] = kill
+        if index not in self.program.static:
+            self._alive_probed -= 1
 
     @property
     def compare(self) -> Callable[[Any, Any], bool] | None:
@@ -101,25 +119,25 @@ class Analysis:
         recorder.reset()
         result = run(self._probed, value, None)
         recorder.finish()
+        self.reached.update(recorder.reached)
         return result, recorder.reached, recorder.infected
 
     def select(self, reached_sites: set[int], infected: set[int]) -> Selection:
         """Algorithm 4: drop killed mutants, then execution- and infection-pruned ones, then filter."""
-        static = self.program.static
-        chosen: list[int] = []
-        sel = Selection(run=chosen)
-        for index, site in enumerate(self._site_of):
-            if index in self.kills:
-                sel.killed_before += 1
-                continue
-            if self.pruning != "none" and index not in static:
-                if site not in reached_sites:
-                    sel.pruned_execution += 1
-                    continue
-                if self.pruning == "infection" and index not in infected:
-                    sel.pruned_infection += 1
-                    continue
-            chosen.append(index)
+        kills = self.kills
+        sel = Selection(run=[], killed_before=len(kills))
+        if self.pruning == "none":
+            sel.run = [i for i in range(len(self.program.mutants)) if i not in kills]
+        else:
+            reachable = sorted(i for site in reached_sites for i in self._by_site.get(site, ()) if i not in kills)
+            sel.pruned_execution = self._alive_probed - len(reachable)
+            if self.pruning == "infection":
+                chosen = [i for i in reachable if i in infected]
+                sel.pruned_infection = len(reachable) - len(chosen)
+                reachable = chosen
+            static_alive = [i for i in self._static if i not in kills]
+            sel.run = sorted(reachable + static_alive) if static_alive else reachable
+        chosen = sel.run
         if self.filter is not None:
             keep = self.filter.keep(len(chosen))
             if keep < len(chosen):
@@ -148,18 +166,21 @@ class Analysis:
         result = run(fn, value, self.mutant_timeout(original))
         return result, kill_reason(original, result, self.compare, differential=self.differential)
 
-    def analyse(self, value: Any, label: str) -> tuple[RunResult, Selection, list[int]]:
-        """Evaluate one input: original run, selection, mutant runs; returns the newly killed mutants."""
-        original, reached, infected = self.run_original(value)
-        self.reached.update(reached)
-        sel = self.select(reached, infected)
+    def run_selected(self, sel: Selection, value: Any, original: RunResult, label: str) -> list[int]:
+        """Run the selected mutants on `value`; record and return the ones it kills."""
         new: list[int] = []
         for index in sel.run:
             result, reason = self.run_mutant(index, value, original)
             if reason is not None:
-                self.kills[index] = Kill(label, reason, result.exc_type or "")
+                self.add_kill(index, Kill(label, reason, result.exc_type or ""))
                 new.append(index)
-        return original, sel, new
+        return new
+
+    def analyse(self, value: Any, label: str) -> tuple[RunResult, Selection, list[int]]:
+        """Evaluate one input: original run, selection, mutant runs; returns the newly killed mutants."""
+        original, reached, infected = self.run_original(value)
+        sel = self.select(reached, infected)
+        return original, sel, self.run_selected(sel, value, original, label)
 
     def status(self, index: int) -> str:
         """killed, alive, or not_reached (its site was never executed by any input)."""
@@ -194,17 +215,3 @@ class Analysis:
                 "mutant_runs": self.mutant_runs,
             },
         }
-
-    def restore(self, entries: Iterable[dict[str, Any]]) -> int:
-        """Reload kills from a previous report (resuming); returns how many matched current mutants."""
-        restored = 0
-        for entry in entries:
-            index = self.program.index.get(entry.get("id", ""))
-            if index is None:
-                continue
-            if entry.get("reached"):
-                self.reached.add(self.program.mutants[index].site)
-            if entry.get("status") == "killed" and entry.get("reason"):
-                self.kills[index] = Kill(entry.get("input") or "?", KillReason(entry["reason"]))
-                restored += 1
-        return restored

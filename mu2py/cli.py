@@ -7,7 +7,6 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -121,11 +120,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mu2py: interrupted", file=sys.stderr)
         return 130
-
-
-def run_cli(argv: Sequence[str]) -> Any:
-    """Run the CLI in-process (for tests): returns the exit code."""
-    return main(list(argv))
 
 
 if __name__ == "__main__":

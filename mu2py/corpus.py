@@ -28,7 +28,7 @@ class Entry:
     size: int
     favored: bool = False
     new_coverage: int = 0
-    kills: list[str] = field(default_factory=list)
+    kills: dict[str, str] = field(default_factory=dict)  # mutant id -> kill reason
     trial: int = 0
     value: Any = None
 
@@ -52,12 +52,14 @@ class Corpus:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def add(self, entry: Entry) -> Entry:
-        """Append and persist: the .bin and .txt first, then the index that names them."""
+    def add(self, entry: Entry, text: str | None = None) -> Entry:
+        """Append and persist: the .bin and .txt (`text`: the rendering, if already made) first,
+        then the index that names them."""
         self.entries.append(entry)
         if self.directory is not None:
             write_atomic(self.directory / f"{entry.name}.bin", self.source.to_bytes(entry.choices))
-            write_atomic(self.directory / f"{entry.name}.txt", self.source.render(entry.value) + "\n")
+            rendered = text if text is not None else self.source.render(entry.value)
+            write_atomic(self.directory / f"{entry.name}.txt", rendered + "\n")
             self.write_index()
         return entry
 

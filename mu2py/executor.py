@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import signal
-import sys
 import threading
 import time
 import traceback
@@ -92,8 +91,6 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResul
         status, output, error = Status.TIMEOUT, None, exc
     except KeyboardInterrupt:
         raise
-    except RecursionError as exc:
-        status, output, error = Status.EXCEPTION, None, exc
     except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are outcomes too
         status, output, error = Status.EXCEPTION, None, exc
     finally:
@@ -112,8 +109,3 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResul
         status, exc_type=exc_name(error), exc_message=message[:200], location=_location(error), seconds=seconds
     )
 
-
-def raise_recursion_headroom() -> None:
-    """Keep Python's recursion limit modest so runaway mutant recursion raises, not crashes."""
-    if sys.getrecursionlimit() > 5000:
-        sys.setrecursionlimit(5000)

@@ -18,15 +18,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mu2py.analysis import Analysis, Filter
+from mu2py.analysis import Analysis, Filter, Kill
 from mu2py.corpus import Corpus, Entry
 from mu2py.coverage import CoverageMap
 from mu2py.errors import UserError
 from mu2py.executor import RunResult, Status, run
 from mu2py.generators import source_for
 from mu2py.mutants.catalog import Program
-from mu2py.mutants.loader import build_copies
+from mu2py.mutants.loader import build_copies, compile_module, driver_function
 from mu2py.mutator import havoc
+from mu2py.oracle import KillReason
 from mu2py.source import Decoded, InputSource
 from mu2py.storage import ensure_writable, write_atomic, write_json
 from mu2py.target import Target
@@ -119,14 +120,16 @@ class Fuzzer:
             self.program = Program(target)
         self.analysis: Analysis | None = None
         if self.program is not None and self.uses_mutants:
+            # one probed original serves both feedbacks: its code carries the coverage probes
             self.analysis = Analysis(
                 self.program, pruning=config.pruning, differential=config.differential,
                 timeout=config.timeout, filter=Filter.parse(config.filter),
-                rng=random.Random(config.seed + 1),
+                rng=random.Random(config.seed + 1), probed=self.program.probed(transform=self.coverage.compile),
             )
-            self._run_original = self._probed_runner()
+            self._run_original = self.analysis.run_original
         else:
             self._run_original = self._covered_runner()
+        self._favored: list[Entry] = []
         self._plot_rows: list[dict[str, Any]] = []
         self._start = 0.0
 
@@ -134,22 +137,15 @@ class Fuzzer:
 
     def _covered_runner(self) -> Callable[[Any], tuple[RunResult, set[int], set[int]]]:
         codes = {m.name: self.coverage.compile(m) for m in self.target.modules}
-        codes[self.target.driver_module.name] = compile(  # type: ignore[union-attr]
-            self.target.driver_module.source, self.target.driver_module.file, "exec", dont_inherit=True  # type: ignore[union-attr]
-        )
-        copies = build_copies(self.target, codes)
-        fn = getattr(copies[self.target.driver_module.name], self.target.driver.name)  # type: ignore[union-attr]
+        driver_module = self.target.driver_module
+        assert driver_module is not None
+        codes[driver_module.name] = compile_module(driver_module)
+        fn = driver_function(self.target, build_copies(self.target, codes))
 
         def runner(value: Any) -> tuple[RunResult, set[int], set[int]]:
             return run(fn, value, None), set(), set()
 
         return runner
-
-    def _probed_runner(self) -> Callable[[Any], tuple[RunResult, set[int], set[int]]]:
-        assert self.analysis is not None and self.program is not None
-        fn, recorder = self.program.probed(transform=self.coverage.compile)
-        self.analysis._probed, self.analysis._recorder = fn, recorder
-        return self.analysis.run_original
 
     # -- the loop ---------------------------------------------------------------------
 
@@ -172,10 +168,8 @@ class Fuzzer:
         if not entries:
             return None
         # favored inputs (those that killed mutants) get twice the energy of others
-        if self.rng.random() < 0.5:
-            favored = [e for e in entries if e.favored]
-            if favored:
-                return self.rng.choice(favored)
+        if self.rng.random() < 0.5 and self._favored:
+            return self.rng.choice(self._favored)
         return self.rng.choice(entries)
 
     def _next_input(self) -> Decoded | None:
@@ -196,44 +190,30 @@ class Fuzzer:
             self.stats.invalid += 1
             return None
         self.stats.valid += 1
-        use_mutants = self._mutation_phase()
-        if use_mutants:
-            assert self.analysis is not None
-            original, reached, infected = self.analysis.run_original(decoded.value)
-            self.analysis.reached.update(reached)
-        else:
-            original, reached, infected = self._run_original(decoded.value)
+        original, reached, infected = self._run_original(decoded.value)
         new_cov = self.coverage.collect()
         if original.status is Status.EXCEPTION:
             self._record_failure(decoded, original)
+        name = self.corpus.next_name()
         killed: list[int] = []
-        if use_mutants and self.analysis is not None:
+        if self.analysis is not None and self._mutation_phase():
             sel = self.analysis.select(reached, infected)
             self.stats.run_this_input = len(sel.run)
             self.stats.pruned_execution += sel.pruned_execution
             self.stats.pruned_infection += sel.pruned_infection
             self.stats.filtered += sel.filtered
-            label = self.corpus.next_name()
-            for index in sel.run:
-                result, reason = self.analysis.run_mutant(index, decoded.value, original)
-                if reason is not None:
-                    from mu2py.analysis import Kill
-
-                    self.analysis.kills[index] = Kill(label, reason, result.exc_type or "")
-                    killed.append(index)
+            killed = self.analysis.run_selected(sel, decoded.value, original, name)
             self.stats.mutant_runs = self.analysis.mutant_runs
         if not new_cov and not killed:
             return None
-        assert self.program is not None or not killed
-        entry = Entry(
-            name=self.corpus.next_name(), choices=decoded.choices, size=len(self.source.render(decoded.value)),
-            favored=bool(killed), new_coverage=new_cov,
-            kills=[self.program.mutants[i].id for i in killed] if self.program else [],
-            trial=self.stats.trials, value=decoded.value,
-        )
-        self.corpus.add(entry)
-        if killed and self.config.out is not None:
-            self._write_mutants()
+        kills = {self.analysis.program.mutants[i].id: self.analysis.kills[i].reason.value
+                 for i in killed} if self.analysis else {}
+        text = self.source.render(decoded.value)
+        entry = Entry(name=name, choices=decoded.choices, size=len(text), favored=bool(killed),
+                      new_coverage=new_cov, kills=kills, trial=self.stats.trials, value=decoded.value)
+        self.corpus.add(entry, text)
+        if entry.favored:
+            self._favored.append(entry)
         return entry
 
     def _record_failure(self, decoded: Decoded, result: RunResult) -> None:
@@ -298,7 +278,7 @@ class Fuzzer:
         """Reload a previous run's corpus and kills from `out`; returns how many inputs were restored.
 
         Every saved input is replayed on the original to rebuild coverage; kills come from
-        mutants.json. Trials already spent count against the budget.
+        the corpus index, which is rewritten with every saved input. Trials already spent count against the budget.
         """
         if self.config.out is None:
             return 0
@@ -309,20 +289,20 @@ class Fuzzer:
                 continue
             entry.value = decoded.value
             self.corpus.entries.append(entry)
-            if self.analysis is not None:
-                _, reached, _ = self.analysis.run_original(decoded.value)
-                self.analysis.reached.update(reached)
-            else:
-                self._run_original(decoded.value)
+            if entry.favored:
+                self._favored.append(entry)
+            self._run_original(decoded.value)
             self.coverage.collect()
+            if self.analysis is not None:
+                for mutant_id, reason in entry.kills.items():
+                    index = self.analysis.program.index.get(mutant_id)
+                    if index is not None:
+                        self.analysis.add_kill(index, Kill(entry.name, KillReason(reason)))
         state_path = self.config.out / "state.json"
         if state_path.is_file():
             stats = json.loads(state_path.read_text()).get("stats", {})
             self.stats.trials = int(stats.get("trials", 0))
             self.rng = random.Random(f"{self.config.seed}:{self.stats.trials}")
-        mutants_path = self.config.out / "mutants.json"
-        if self.analysis is not None and mutants_path.is_file():
-            self.analysis.restore(json.loads(mutants_path.read_text()).get("mutants", []))
         plot_path = self.config.out / "plot_data.csv"
         if plot_path.is_file():
             self._plot_rows = list(csv.DictReader(plot_path.open()))

@@ -26,7 +26,7 @@ def havoc(
         if n == 0 or op < 0.10:
             child = child[: rng.randint(0, n)] if n else []
             break
-        if op < 0.55:
+        if op < 0.55 or (op >= 0.85 and not donor):  # a splice without a donor changes a choice instead
             i = rng.randrange(n)
             child[i] = source.mutate_choice(child[i], rng)
         elif op < 0.70:
@@ -37,11 +37,9 @@ def havoc(
             j = min(n, i + rng.randint(1, 8))
             k = rng.randint(0, n)
             child[k:k] = child[i:j]
-        elif donor:
+        else:
+            assert donor
             cut = rng.randint(0, n)
             start = rng.randint(0, len(donor))
             child = child[:cut] + list(donor[start:])
-        else:
-            i = rng.randrange(n)
-            child[i] = source.mutate_choice(child[i], rng)
     return child

@@ -17,6 +17,7 @@ def write_atomic(path: Path, data: bytes | str) -> None:
     raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp creates 0600: give the file ordinary permissions
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()
@@ -41,3 +42,9 @@ def ensure_writable(directory: Path) -> None:
         probe.unlink()
     except OSError as exc:
         raise UserError(f"output directory {directory} is not writable: {exc.strerror or exc}") from exc
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

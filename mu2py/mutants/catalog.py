@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -9,10 +10,9 @@ from typing import Any
 
 import libcst as cst
 
-from mu2py.driver import DRIVER_ATTR
 from mu2py.errors import UserError
 from mu2py.mutants.instrument import instrument
-from mu2py.mutants.loader import CopyCache, CopyLoadError, build_copies, compile_module
+from mu2py.mutants.loader import CopyCache, CopyLoadError, build_copies, compile_module, driver_function
 from mu2py.mutants.model import Mutant
 from mu2py.mutants.operators import FoundMutation, ParsedModule, apply_mutation, find_mutations
 from mu2py.mutants.probes import ProbeRecorder, SiteTable, binary_op, compare_op, inplace_ops
@@ -101,23 +101,15 @@ class Program:
         self._cache = CopyCache(self._build_mutant, cache_size)
         self._entry_index = {id(e.found): i for i, e in enumerate(self._entries)}
         self._site_by_found = {id(f): s for sites in self._sites.values() for s in sites for f in s.mutations}
-        self._recorder: ProbeRecorder | None = None
-        self._probed: Callable[[Any], Any] | None = None
+        self._probed: tuple[Callable[[Any], Any], ProbeRecorder] | None = None
         self.static = frozenset(
-            i for i, e in enumerate(self._entries) if self._site_of(e).kind == "static"
+            i for i, e in enumerate(self._entries) if self._site_by_found[id(e.found)].kind == "static"
         )
-
-    def _site_of(self, entry: _Entry) -> Site:
-        return self._site_by_found[id(entry.found)]
 
     @property
     def driver_name(self) -> str:
         """The driver function's name inside its module."""
         return self.target.driver.name
-
-    def _driver_from(self, copies: dict[str, types.ModuleType]) -> Callable[[Any], Any]:
-        fn = getattr(copies[self.target.driver_module.name], self.driver_name)
-        return getattr(fn, DRIVER_ATTR).fn if hasattr(fn, DRIVER_ATTR) else fn
 
     def original(self) -> Callable[[Any], Any]:
         """The driver function bound to the real, unmutated modules."""
@@ -136,7 +128,7 @@ class Program:
         except SyntaxError as exc:  # an operator produced invalid code: treat like a failed import
             return CopyLoadError(exc)
         try:
-            return self._driver_from(build_copies(self.target, codes))
+            return driver_function(self.target, build_copies(self.target, codes))
         except CopyLoadError as exc:
             return exc
 
@@ -149,8 +141,8 @@ class Program:
         """How many mutant copy sets were built so far (cache misses)."""
         return self._cache.builds
 
-    def instrumented_sources(self) -> dict[str, str]:
-        """The probed source of every module under test, keyed by module name."""
+    @functools.cached_property
+    def _instrumented(self) -> dict[str, str]:
         out: dict[str, str] = {}
         base = 0
         for info in self.target.modules:
@@ -159,6 +151,10 @@ class Program:
             out[info.name] = instrument(self._parsed[info.name].module, sites, key)
             base += len(sites)
         return out
+
+    def instrumented_sources(self) -> dict[str, str]:
+        """The probed source of every module under test, keyed by module name (computed once)."""
+        return dict(self._instrumented)
 
     def site_tables(self) -> dict[int, SiteTable]:
         """Per global site id, what its probe needs (see SiteTable)."""
@@ -181,10 +177,8 @@ class Program:
                     table.original = compare_op(type(anchor.comparisons[0].operator))
                 elif site.kind == "aug" and isinstance(anchor, cst.AugAssign):
                     ops = inplace_ops(type(anchor.operator))
-                    if ops is None:
-                        site.kind = table.kind = "static"
-                    else:
-                        table.original, table.plain = ops
+                    assert ops is not None  # sites.py makes `aug` sites only for supported operators
+                    table.original = ops[0]
                 tables[base + site.index] = table
             base += len(sites)
         return tables
@@ -197,20 +191,19 @@ class Program:
         `transform(module, probed_source)` may compile the probed source differently (e.g.
         with coverage instrumentation); by default it is compiled as is.
         """
-        if self._probed is not None and self._recorder is not None and transform is None:
-            return self._probed, self._recorder
+        if transform is None and self._probed is not None:
+            return self._probed
         recorder = ProbeRecorder(self.site_tables())
         functions = recorder.functions()
         codes = dict(self._codes)
-        sources = self.instrumented_sources()
         for info in self.target.modules:
-            source = sources[info.name]
+            source = self._instrumented[info.name]
             codes[info.name] = transform(info, source) if transform else compile_module(info, source)
         extra = {m.name: functions for m in self.target.modules}
         try:
-            fn = self._driver_from(build_copies(self.target, codes, extra))
+            fn = driver_function(self.target, build_copies(self.target, codes, extra))
         except CopyLoadError as exc:
             raise UserError(f"the target raised while loading: {exc}") from exc
         if transform is None:
-            self._probed, self._recorder = fn, recorder
+            self._probed = (fn, recorder)
         return fn, recorder

@@ -127,6 +127,12 @@ def build_copies(
 _MISSING = object()
 
 
+def driver_function(target: Target, copies: Mapping[str, types.ModuleType]) -> Callable[[Any], Any]:
+    """The driver's function inside a copy set (bound to the copied modules)."""
+    assert target.driver is not None and target.driver_module is not None
+    return getattr(copies[target.driver_module.name], target.driver.name)  # type: ignore[no-any-return]
+
+
 class CopyCache:
     """A bounded LRU of built copy sets, keyed by mutant id.
 

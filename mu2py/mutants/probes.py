@@ -114,7 +114,6 @@ class SiteTable:
     kind: str
     mutants: tuple[int, ...]
     original: Callable[[Any, Any], Any] | None = None
-    plain: Callable[[Any, Any], Any] | None = None
     alts: tuple[tuple[int, Any], ...] = ()
 
 
@@ -160,6 +159,8 @@ class ProbeRecorder:
                 if sid not in self._done:
                     self._all(sid)
 
+        # also the probe of `x op= v`: an in-place op may change a mutable `a` before the
+        # alternatives are compared, but _compare_alts only computes them for immutable operands
         def binary(sid: int, a: Any, b: Any) -> Any:
             table = tables[sid]
             if sid in self._done:
@@ -191,28 +192,12 @@ class ProbeRecorder:
                         self.infected.add(index)
             return value
 
-        def aug(sid: int, a: Any, b: Any) -> Any:
-            table = tables[sid]
-            if sid in self._done:
-                return table.original(a, b)  # type: ignore[misc]
-            self.reached.add(sid)
-            if type(a) not in _SAFE or type(b) not in _SAFE:
-                self._all(sid)
-                return table.original(a, b)  # type: ignore[misc]
-            try:
-                result = table.original(a, b)  # type: ignore[misc]
-            except BaseException:
-                self._all(sid)
-                raise
-            self._compare_alts(sid, table, a, b, result)
-            return result
-
         return {
             "__mu2_hit__": hit,
             "__mu2_stmt__": stmt,
             "__mu2_bin__": binary,
             "__mu2_cmp__": binary,
-            "__mu2_aug__": aug,
+            "__mu2_aug__": binary,
             "__mu2_enter__": enter,
             "__mu2_ret__": ret,
             "__mu2_val__": val,

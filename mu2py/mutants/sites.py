@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from mu2py.mutants.operators import FoundMutation, ParsedModule
+from mu2py.mutants.probes import inplace_ops
 
 # Parents under which an expression cannot be replaced by a call.
 _NO_WRAP_PARENTS = (
@@ -166,7 +167,11 @@ def _kind(parsed: ParsedModule, anchor: cst.CSTNode, mutations: list[FoundMutati
         and all(m.operator in ("boundary", "negate_cond") for m in mutations)
     ):
         return "cmp" if _wrappable(parsed, anchor) else "stmt"
-    if isinstance(anchor, cst.AugAssign) and isinstance(anchor.target, cst.Name):
+    if (
+        isinstance(anchor, cst.AugAssign)
+        and isinstance(anchor.target, cst.Name)
+        and inplace_ops(type(anchor.operator)) is not None
+    ):
         return "aug"
     if isinstance(anchor, cst.Return) and anchor.value is not None:
         return "ret"
