@@ -33,6 +33,9 @@ from mu2py.storage import ensure_writable, write_atomic, write_json
 from mu2py.target import Target
 
 GUIDANCE = ("mutation", "coverage")
+# a campaign whose first SANITY_TRIALS trials draw no input, or whose every valid input fails the
+# same way, has a broken driver: stop early with a clear error instead of burning the budget
+SANITY_TRIALS = 100
 PLOT_FIELDS = (
     "elapsed", "trials", "execs_per_sec", "corpus", "coverage", "mutants", "killed",
     "run_this_input", "pruned_execution", "pruned_infection", "filtered", "invalid", "failures",
@@ -130,6 +133,7 @@ class Fuzzer:
         else:
             self._run_original = self._covered_runner()
         self._favored: list[Entry] = []
+        self._succeeded = False  # has any input run without an exception on the original?
         self._plot_rows: list[dict[str, Any]] = []
         self._start = 0.0
 
@@ -182,18 +186,35 @@ class Fuzzer:
         donor = self.rng.choice(self.corpus.entries).choices if len(self.corpus) > 1 else None
         return self.source.decode(havoc(parent.choices, self.source, self.rng, donor), self.rng)
 
+    def _sanity_check(self, original: RunResult | None) -> None:
+        """Raise UserError when the first trials show a driver that cannot work (see SANITY_TRIALS)."""
+        s = self.stats
+        if original is None:
+            if s.valid == 0 and s.invalid >= SANITY_TRIALS and not self.corpus.entries:
+                raise UserError(f"the driver's strategy drew no input in {s.invalid} tries: "
+                                "it rejects everything (filter or assume too strict?)")
+            return
+        if original.status is not Status.EXCEPTION:
+            self._succeeded = True
+        elif not self._succeeded and s.valid >= SANITY_TRIALS and len(self.failures) == 1:
+            where = f"; the failing inputs are in {self.config.out / 'failures'}" if self.config.out else ""
+            raise UserError(f"the target failed on all of the first {s.valid} inputs with {original.exc_type} "
+                            f"at {original.location}: {original.exc_message}{where}")
+
     def trial(self) -> Entry | None:
         """Run one trial; returns the saved entry, if the input was kept."""
         self.stats.trials += 1
         decoded = self._next_input()
         if decoded is None:
             self.stats.invalid += 1
+            self._sanity_check(None)
             return None
         self.stats.valid += 1
         original, reached, infected = self._run_original(decoded.value)
         new_cov = self.coverage.collect()
         if original.status is Status.EXCEPTION:
             self._record_failure(decoded, original)
+        self._sanity_check(original)
         name = self.corpus.next_name()
         killed: list[int] = []
         if self.analysis is not None and self._mutation_phase():
@@ -291,6 +312,7 @@ class Fuzzer:
             self.corpus.entries.append(entry)
             if entry.favored:
                 self._favored.append(entry)
+            self._succeeded = True  # a saved corpus proves the driver works
             self._run_original(decoded.value)
             self.coverage.collect()
             if self.analysis is not None:

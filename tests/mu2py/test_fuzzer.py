@@ -84,3 +84,65 @@ def test_non_writable_output_is_a_clear_error(tmp_path, json_target):
 def test_no_budget_is_an_error():
     with pytest.raises(UserError, match="budget"):
         FuzzConfig()
+
+
+BROKEN_DRIVERS = '''
+from hypothesis import strategies as st
+from mu2py import driver
+
+@driver(st.integers().filter(lambda n: False))
+def never(n):
+    return n
+
+@driver(st.integers(0, 1000))
+def always_fails(n):
+    return {}["missing"]
+
+@driver(st.integers(0, 1000))
+def sometimes_fails(n):
+    if n % 2:
+        raise ValueError("odd")
+    return n
+'''
+
+
+@pytest.fixture
+def broken_module(tmp_path, monkeypatch):
+    (tmp_path / "brokenpkg_fz").mkdir()
+    (tmp_path / "brokenpkg_fz" / "__init__.py").write_text("")
+    (tmp_path / "brokenpkg_fz" / "drivers.py").write_text(BROKEN_DRIVERS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "brokenpkg_fz.drivers"
+
+
+def test_strategy_that_cannot_draw_stops_early(broken_module, tmp_path):
+    fuzzer = Fuzzer(resolve_target(f"{broken_module}:never"), FuzzConfig(trials=5000, out=tmp_path / "o"))
+    with pytest.raises(UserError, match="drew no input"):
+        fuzzer.run()
+    assert fuzzer.stats.trials < 5000 and (tmp_path / "o" / "state.json").is_file()
+
+
+def test_target_failing_on_every_input_is_a_clear_error_with_failures_kept(broken_module, tmp_path):
+    out = tmp_path / "o"
+    fuzzer = Fuzzer(resolve_target(f"{broken_module}:always_fails"), FuzzConfig(trials=5000, out=out))
+    with pytest.raises(UserError, match="failed on all of the first 100 inputs with builtins.KeyError"):
+        fuzzer.run()
+    assert fuzzer.stats.trials < 5000
+    assert json.loads((out / "failures" / "failure_000000.json").read_text())["exception"] == "builtins.KeyError"
+    assert json.loads((out / "state.json").read_text())["stats"]["trials"] == fuzzer.stats.trials
+
+
+def test_target_failing_on_some_inputs_keeps_fuzzing(broken_module, tmp_path):
+    fuzzer = Fuzzer(resolve_target(f"{broken_module}:sometimes_fails"),
+                    FuzzConfig(trials=300, guidance="coverage", out=tmp_path / "o"))
+    fuzzer.run()
+    assert fuzzer.stats.trials == 300 and fuzzer.stats.failures == 1
+
+
+def test_cli_reports_broken_driver_in_one_line(broken_module, tmp_path, capsys):
+    from mu2py.cli import main
+
+    assert main(["fuzz", f"{broken_module}:always_fails", "--trials", "1000", "--quiet",
+                 "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "failed on all" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
