@@ -66,7 +66,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         out=out, initial=initial,
     )
     if args.workers > 1:
-        raise UserError("--workers > 1 is not available yet: run campaigns with different --seed in parallel")
+        return _fuzz_parallel(args, console, config, prefixes(args))
     with console.status("loading target and mutants"):
         fuzzer = Fuzzer(target, config, source=source)
         resumed = fuzzer.resume() if out is not None and (out / "corpus" / "index.json").exists() else 0
@@ -85,6 +85,37 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         print_mutation_report(console, result.report, max_rows=10)
     if out is not None:
         console.print(f"corpus: {out / 'corpus'} ({len(result.corpus)} inputs); failures: {fuzzer.stats.failures}")
+    return 0
+
+
+def _workers_table(rows: list[dict[str, Any]]) -> Table:
+    table = Table(title="campaigns")
+    for col in ("worker", "trials", "valid", "mutant runs", "failures"):
+        table.add_column(col, justify="right")
+    for k, row in enumerate(rows):
+        table.add_row(f"w{k}", *(str(row.get(key, "-")) for key in ("trials", "valid", "mutant_runs", "failures")))
+    return table
+
+
+def _fuzz_parallel(args: argparse.Namespace, console: Console, config: Any, prefixes: Any) -> int:
+    from mu2py.campaigns import run_parallel
+    from mu2py.report import print_mutation_report
+
+    if config.out is None:
+        raise UserError("--workers needs --out: each campaign writes its own directory under it")
+    if console.is_terminal and not args.quiet:
+        with Live(_workers_table([{}] * args.workers), console=console, refresh_per_second=2,
+                  transient=True) as live:
+            result, summaries = run_parallel(args.target, prefixes, config, args.workers,
+                                             lambda rows: live.update(_workers_table(rows)))
+    else:
+        result, summaries = run_parallel(args.target, prefixes, config, args.workers)
+    for k, summary in enumerate(summaries):
+        console.print(f"campaign w{k} (seed {config.seed + k}): {summary}", highlight=False)
+    if result.report is not None:
+        print_mutation_report(console, result.report, max_rows=10)
+    console.print(f"merged corpus: {config.out / 'corpus'} ({len(result.corpus)} inputs); "
+                  f"failures: {result.stats.failures}; campaigns in {config.out / 'workers'}")
     return 0
 
 

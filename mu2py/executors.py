@@ -1,0 +1,220 @@
+"""Executors that fan work units out: in this process, or on worker processes that survive what a unit does.
+
+Every executor has the same call, `map_unordered(fn, units)`, yielding `(index, result)` as
+units finish, each index exactly once.  `Processes` isolates units in worker processes
+(multiprocess, spawn): a unit that crashes the interpreter, calls `os._exit`, hangs inside C
+or overruns its deadline costs a worker, which is replaced, and the unit is retried (then
+reported as `Lost`) — the run goes on and no result is counted twice.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import multiprocess as mp
+from multiprocess.connection import wait
+
+
+@dataclass(frozen=True)
+class Lost:
+    """A unit whose worker died or overran the deadline on every attempt."""
+
+    reason: str
+    attempts: int
+
+
+class WorkerError(RuntimeError):
+    """A unit raised inside a worker (a bug in the unit function, not an outcome of the work)."""
+
+
+class Executor(Protocol):
+    """What the toolkit needs of an executor."""
+
+    workers: int
+
+    def map_unordered(
+        self, fn: Callable[[Any], Any], units: Sequence[Any], *, deadline: float | None = None,
+        on_wait: Callable[[], None] | None = None,
+    ) -> Iterator[tuple[int, Any]]:
+        """Yield `(index, fn(units[index]))` (or `Lost`) for every unit, in completion order."""
+        ...
+
+    def close(self) -> None:
+        """Release the workers."""
+        ...
+
+
+class InProcess:
+    """Runs units one after another in this process: no isolation, no overhead."""
+
+    workers = 1
+
+    def __init__(self, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()) -> None:
+        if initializer is not None:
+            initializer(*initargs)
+
+    def map_unordered(
+        self, fn: Callable[[Any], Any], units: Sequence[Any], *, deadline: float | None = None,
+        on_wait: Callable[[], None] | None = None,
+    ) -> Iterator[tuple[int, Any]]:
+        """Run each unit in order; `deadline` is not enforced here (units time themselves out)."""
+        for index, unit in enumerate(units):
+            yield index, fn(unit)
+            if on_wait is not None:
+                on_wait()
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __enter__(self) -> InProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+    """A worker's loop: receive (index, fn, unit), send back ("ok"|"error", index, payload)."""
+    if initializer is not None:
+        initializer(*initargs)
+    conn.send(("ready", -1, None))
+    while True:
+        message = conn.recv()
+        if message is None:
+            return
+        index, fn, unit = message
+        try:
+            conn.send(("ok", index, fn(unit)))
+        except Exception:  # noqa: BLE001 - shipped to the parent, which raises WorkerError
+            conn.send(("error", index, traceback.format_exc()))
+
+
+@dataclass
+class _Worker:
+    process: Any
+    conn: Any
+    ready: bool = False
+    unit: int | None = None
+    started: float = 0.0
+
+
+class Processes:
+    """Worker processes with crash and hang recovery (see the module docstring)."""
+
+    def __init__(self, workers: int, *, initializer: Callable[..., None] | None = None,
+                 initargs: tuple[Any, ...] = (), retries: int = 1, context: str = "spawn") -> None:
+        if workers < 1:
+            raise ValueError("workers must be at least 1")
+        self.workers = workers
+        self.retries = retries
+        self.restarts = 0
+        self._ctx = mp.get_context(context)
+        self._init = (initializer, initargs)
+        self._pool: list[_Worker] = [self._start() for _ in range(workers)]
+
+    def _start(self) -> _Worker:
+        parent, child = self._ctx.Pipe()
+        process = self._ctx.Process(target=_worker_main, args=(child, *self._init), daemon=True)
+        process.start()
+        child.close()
+        return _Worker(process, parent)
+
+    def _replace(self, worker: _Worker) -> _Worker:
+        if worker.process.is_alive():
+            worker.process.kill()
+        worker.process.join(5)
+        worker.conn.close()
+        self.restarts += 1
+        fresh = self._start()
+        self._pool[self._pool.index(worker)] = fresh
+        return fresh
+
+    def map_unordered(
+        self, fn: Callable[[Any], Any], units: Sequence[Any], *, deadline: float | None = None,
+        on_wait: Callable[[], None] | None = None,
+    ) -> Iterator[tuple[int, Any]]:
+        """Yield `(index, result)` per unit; a unit whose worker dies or overruns `deadline` is retried, then `Lost`."""
+        pending = deque(range(len(units)))
+        attempts = [0] * len(units)
+        remaining = len(units)
+        while remaining:
+            for worker in self._pool:
+                if worker.ready and worker.unit is None and pending:
+                    index = pending.popleft()
+                    attempts[index] += 1
+                    worker.unit, worker.started = index, time.monotonic()
+                    worker.conn.send((index, fn, units[index]))
+            waitables = [w.conn for w in self._pool] + [w.process.sentinel for w in self._pool]
+            ready = set(wait(waitables, timeout=0.2))
+            for worker in list(self._pool):
+                lost_reason = None
+                if worker.conn in ready:
+                    try:
+                        kind, index, payload = worker.conn.recv()
+                    except (EOFError, OSError):
+                        kind, index, payload = "died", worker.unit, None
+                    if kind == "ready":
+                        worker.ready = True
+                        continue
+                    if kind == "ok":
+                        worker.unit = None
+                        remaining -= 1
+                        yield index, payload
+                        continue
+                    if kind == "error":
+                        raise WorkerError(f"unit {index} raised in a worker:\n{payload}")
+                    lost_reason = f"worker died (exit code {worker.process.exitcode})"
+                elif worker.process.sentinel in ready:
+                    worker.process.join(1)
+                    if not worker.ready:
+                        raise WorkerError(f"a worker failed to start (exit code {worker.process.exitcode})")
+                    lost_reason = f"worker died (exit code {worker.process.exitcode})"
+                elif (deadline is not None and worker.unit is not None
+                      and time.monotonic() - worker.started > deadline):
+                    lost_reason = f"overran the {deadline:g}s deadline"
+                if lost_reason is None:
+                    continue
+                index = worker.unit
+                self._replace(worker)
+                if index is None:
+                    continue
+                if attempts[index] <= self.retries:
+                    pending.appendleft(index)
+                else:
+                    remaining -= 1
+                    yield index, Lost(lost_reason, attempts[index])
+            if on_wait is not None:
+                on_wait()
+
+    def close(self) -> None:
+        """Ask every worker to stop, then make sure it has."""
+        for worker in self._pool:
+            try:
+                worker.conn.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+        for worker in self._pool:
+            worker.process.join(2)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(2)
+            worker.conn.close()
+        self._pool = []
+
+    def __enter__(self) -> Processes:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def executor(workers: int, **kwargs: Any) -> InProcess | Processes:
+    """InProcess for one worker, Processes for more."""
+    if workers <= 1:
+        return InProcess(kwargs.get("initializer"), kwargs.get("initargs", ()))
+    return Processes(workers, **kwargs)
