@@ -96,12 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     _evaluation_args(p)
     p.set_defaults(run=_mutate)
 
-    try:
-        from mu2py.commands import add_commands
-    except ImportError:
-        pass
-    else:
-        add_commands(sub, _evaluation_args, _prefixes)
+    from mu2py.commands import add_commands
+    from mu2py.score.command import add_score_command
+
+    add_commands(sub, _evaluation_args, _prefixes)
+    add_score_command(sub)
     return parser
 
 

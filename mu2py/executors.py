@@ -9,6 +9,7 @@ reported as `Lost`) — the run goes on and no result is counted twice.
 
 from __future__ import annotations
 
+import os
 import time
 import traceback
 from collections import deque
@@ -38,7 +39,7 @@ class Executor(Protocol):
     workers: int
 
     def map_unordered(
-        self, fn: Callable[[Any], Any], units: Sequence[Any], *, deadline: float | None = None,
+        self, fn: Callable[[Any], Any], units: Sequence[Any], *, deadline: float | Callable[[Any], float] | None = None,
         on_wait: Callable[[], None] | None = None,
     ) -> Iterator[tuple[int, Any]]:
         """Yield `(index, fn(units[index]))` (or `Lost`) for every unit, in completion order."""
@@ -59,7 +60,7 @@ class InProcess:
             initializer(*initargs)
 
     def map_unordered(
-        self, fn: Callable[[Any], Any], units: Sequence[Any], *, deadline: float | None = None,
+        self, fn: Callable[[Any], Any], units: Sequence[Any], *, deadline: float | Callable[[Any], float] | None = None,
         on_wait: Callable[[], None] | None = None,
     ) -> Iterator[tuple[int, Any]]:
         """Run each unit in order; `deadline` is not enforced here (units time themselves out)."""
@@ -78,20 +79,48 @@ class InProcess:
         self.close()
 
 
-def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
-    """A worker's loop: receive (index, fn, unit), send back ("ok"|"error", index, payload)."""
-    if initializer is not None:
+_restart_requested = False
+
+
+def request_restart() -> None:
+    """Called by a unit inside a worker: replace this worker once its reply is sent (its state is suspect)."""
+    global _restart_requested
+    _restart_requested = True
+
+
+def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: tuple[Any, ...],
+                 hosting: bool) -> None:
+    """A worker: set up, then loop receiving (index, fn, unit) and sending ("ok"|"error", index, payload).
+
+    With `hosting`, the initializer receives the loop as its last argument and must call it
+    (so that the loop runs inside a context the initializer keeps open, e.g. a pytest session).
+    """
+
+    def serve() -> None:
+        conn.send(("ready", -1, None))
+        while True:
+            message = conn.recv()
+            if message is None:
+                return
+            index, fn, unit = message
+            try:
+                result = fn(unit)
+            except Exception:  # noqa: BLE001 - shipped to the parent, which raises WorkerError
+                conn.send(("error", index, traceback.format_exc()))
+                continue
+            # "restart" tells the parent to replace this worker before giving it more work
+            conn.send(("restart" if _restart_requested else "ok", index, result))
+            if _restart_requested:
+                conn.close()
+                os._exit(0)
+
+    if initializer is None:
+        serve()
+    elif hosting:
+        initializer(*initargs, serve)
+    else:
         initializer(*initargs)
-    conn.send(("ready", -1, None))
-    while True:
-        message = conn.recv()
-        if message is None:
-            return
-        index, fn, unit = message
-        try:
-            conn.send(("ok", index, fn(unit)))
-        except Exception:  # noqa: BLE001 - shipped to the parent, which raises WorkerError
-            conn.send(("error", index, traceback.format_exc()))
+        serve()
 
 
 @dataclass
@@ -107,14 +136,15 @@ class Processes:
     """Worker processes with crash and hang recovery (see the module docstring)."""
 
     def __init__(self, workers: int, *, initializer: Callable[..., None] | None = None,
-                 initargs: tuple[Any, ...] = (), retries: int = 1, context: str = "spawn") -> None:
+                 initargs: tuple[Any, ...] = (), retries: int = 1, context: str = "spawn",
+                 hosting: bool = False) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
         self.workers = workers
         self.retries = retries
         self.restarts = 0
         self._ctx = mp.get_context(context)
-        self._init = (initializer, initargs)
+        self._init = (initializer, initargs, hosting)
         self._pool: list[_Worker] = [self._start() for _ in range(workers)]
 
     def _start(self) -> _Worker:
@@ -135,10 +165,11 @@ class Processes:
         return fresh
 
     def map_unordered(
-        self, fn: Callable[[Any], Any], units: Sequence[Any], *, deadline: float | None = None,
+        self, fn: Callable[[Any], Any], units: Sequence[Any], *, deadline: float | Callable[[Any], float] | None = None,
         on_wait: Callable[[], None] | None = None,
     ) -> Iterator[tuple[int, Any]]:
-        """Yield `(index, result)` per unit; a unit whose worker dies or overruns `deadline` is retried, then `Lost`."""
+        """Yield `(index, result)` per unit; a unit whose worker dies or overruns `deadline` (seconds, or
+        a function of the unit) is retried, then `Lost`."""
         pending = deque(range(len(units)))
         attempts = [0] * len(units)
         remaining = len(units)
@@ -161,9 +192,11 @@ class Processes:
                     if kind == "ready":
                         worker.ready = True
                         continue
-                    if kind == "ok":
+                    if kind in ("ok", "restart"):
                         worker.unit = None
                         remaining -= 1
+                        if kind == "restart":
+                            self._replace(worker)
                         yield index, payload
                         continue
                     if kind == "error":
@@ -174,9 +207,10 @@ class Processes:
                     if not worker.ready:
                         raise WorkerError(f"a worker failed to start (exit code {worker.process.exitcode})")
                     lost_reason = f"worker died (exit code {worker.process.exitcode})"
-                elif (deadline is not None and worker.unit is not None
-                      and time.monotonic() - worker.started > deadline):
-                    lost_reason = f"overran the {deadline:g}s deadline"
+                elif deadline is not None and worker.unit is not None:
+                    limit = deadline(units[worker.unit]) if callable(deadline) else deadline
+                    if time.monotonic() - worker.started > limit:
+                        lost_reason = f"overran the {limit:g}s deadline"
                 if lost_reason is None:
                     continue
                 index = worker.unit

@@ -183,6 +183,10 @@ class Program:
             base += len(sites)
         return tables
 
+    def probe_recorder(self) -> ProbeRecorder:
+        """A fresh recorder for this program's sites; its `functions()` are what probed code calls."""
+        return ProbeRecorder(self.site_tables())
+
     def probed(self, transform: Callable[[TargetModule, str], types.CodeType] | None = None) -> tuple[
         Callable[[Any], Any], ProbeRecorder
     ]:

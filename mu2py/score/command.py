@@ -1,0 +1,195 @@
+"""The `mu2py score` subcommand: options, `[tool.mu2py]` configuration, and the readable summary."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import fnmatch
+import json
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mu2py.errors import UserError
+
+
+def load_config(root: Path) -> dict[str, Any]:
+    """The `[tool.mu2py]` table of `root/pyproject.toml` (empty when absent)."""
+    path = root / "pyproject.toml"
+    if not path.is_file():
+        return {}
+    try:
+        return dict(tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("mu2py", {}))
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{path}: {exc}") from exc
+
+
+def _package_root(path: Path) -> Path:
+    """The directory to put on sys.path so that `path` imports under its dotted name."""
+    folder = path if path.is_dir() else path.parent
+    while (folder / "__init__.py").is_file():
+        folder = folder.parent
+    return folder
+
+
+def modules_from_paths(paths: list[str], root: Path, skip: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Dotted module names and files for source paths (files or package folders), and the sys.path entries they need."""
+    names: list[str] = []
+    found: list[str] = []
+    sys_path: list[str] = []
+    for raw in paths:
+        path = (root / raw).resolve()
+        if not path.exists():
+            raise UserError(f"no such source path: {raw}")
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+        base = _package_root(path)
+        if str(base) not in sys_path:
+            sys_path.append(str(base))
+        for file in files:
+            rel = file.relative_to(base).with_suffix("")
+            parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+            if not parts or any(not p.isidentifier() for p in parts):
+                continue
+            name = ".".join(parts)
+            if any(fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(str(file), pattern) for pattern in skip):
+                continue
+            if name not in names:
+                names.append(name)
+                found.append(str(file))
+    if not names:
+        raise UserError(f"no Python modules to mutate under {', '.join(paths)}")
+    return names, found, sys_path
+
+
+def modules_from_package(package: str, root: Path, skip: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Module names of an importable package (imported from `root` first), with the sys.path entry it needs."""
+    import importlib.util
+
+    sys.path.insert(0, str(root))
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError) as exc:
+        raise UserError(f"cannot import package {package!r}: {exc}") from exc
+    finally:
+        sys.path.remove(str(root))
+    if spec is None or not spec.origin:
+        raise UserError(f"no module named {package!r} (from {root})")
+    location = Path(spec.origin).parent if spec.submodule_search_locations else Path(spec.origin)
+    return modules_from_paths([str(location)], root, skip)
+
+
+def _diff(program: Any, mutant_id: str) -> str:
+    m = program.mutants[program.index[mutant_id]]
+    original = program.target.modules[[i.name for i in program.target.modules].index(m.module)].source
+    mutated = program.mutant_source(mutant_id)
+    lines = difflib.unified_diff(original.splitlines(), mutated.splitlines(), m.file, m.file, n=1, lineterm="")
+    return "\n".join(lines)
+
+
+def _rel(file: str, root: Path) -> str:
+    path = Path(file)
+    return str(path.relative_to(root)) if path.is_relative_to(root) else file
+
+
+def _summary_table(report: dict[str, Any], root: Path) -> Table:
+    table = Table(title="mutation score by file")
+    for col in ("file", "mutants", "killed", "timeout", "survived", "no coverage", "score"):
+        table.add_column(col, justify="left" if col == "file" else "right")
+    for file, counts in sorted(report["files"].items()):
+        total = sum(counts.values())
+        detected = counts["killed"] + counts["timeout"]
+        table.add_row(_rel(file, root), str(total), *(str(counts[k]) for k in ("killed", "timeout", "survived")),
+                      str(counts["no_coverage"]), f"{100 * detected / total:.1f}%")
+    return table
+
+
+def _score(args: argparse.Namespace, console: Console) -> int:
+    from rich.live import Live
+
+    from mu2py.score.html import write_html
+    from mu2py.score.scoring import ScoreConfig, report, score
+    from mu2py.score.suite import SuiteSpec
+
+    root = Path(args.root).resolve()
+    config = load_config(root)
+    skip = list(config.get("skip", [])) + list(args.skip or [])
+    # the command line wins over [tool.mu2py]; the two forms exclude each other
+    package, paths = (args.package, args.paths) if args.package or args.paths else (
+        config.get("package"), config.get("paths"))
+    if package and paths:
+        raise UserError("[tool.mu2py] gives both package and paths: keep one")
+    if package:
+        modules, files, sys_path = modules_from_package(package, root, skip)
+    elif paths:
+        modules, files, sys_path = modules_from_paths(list(paths), root, skip)
+    else:
+        raise UserError("say what to mutate: --package PKG or --paths SRC... (or [tool.mu2py] in pyproject.toml)")
+    tests = args.tests or config.get("tests") or []
+    pytest_args = [*tests, *config.get("pytest_args", []), *(args.pytest_args or [])]
+    spec = SuiteSpec(root=str(root), pytest_args=tuple(pytest_args), modules=tuple(modules), files=tuple(files),
+                     sys_path=tuple(sys_path), skip_patterns=tuple(config.get("skip_lines", [])))
+    cache = None if args.no_cache else Path(args.cache) if args.cache else root / ".mu2py-cache" / "score.json"
+    score_config = ScoreConfig(workers=args.workers, pruning=args.opt, timeout_factor=args.timeout_factor,
+                               cache=cache)
+    live_wanted = console.is_terminal and not args.json
+
+    def line(state: Any, phase: str) -> str:
+        done = len(state.verdicts)
+        return f"[{phase}] {done}/{len(state.program.mutants)} mutants judged ({state.cached} from cache)"
+
+    if live_wanted:
+        with Live("loading", console=console, refresh_per_second=2, transient=True) as live:
+            state = score(spec, score_config, lambda s, phase: live.update(line(s, phase)))
+    else:
+        state = score(spec, score_config)
+    result = report(state)
+    for entry in result["mutants"]:
+        if entry["status"] == "survived":
+            entry["diff"] = _diff(state.program, entry["id"])
+    if args.html:
+        index = write_html(result, Path(args.html))
+        if not args.json:
+            console.print(f"HTML report: {index}")
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return 0
+    console.print(_summary_table(result, root))
+    survivors = [m for m in result["mutants"] if m["status"] == "survived"]
+    for m in survivors[: args.show]:
+        how = ("proved by infection analysis" if m["pruned"] else "module-level: whole suite in a fresh interpreter"
+               if m["mode"] == "isolated" else f"{m['tests_run']} tests ran")
+        console.print(f"[bold]{_rel(m['file'], root)}:{m['line']}[/bold] {m['original']} → {m['mutated']} ({how})",
+                      highlight=False)
+    if len(survivors) > args.show:
+        console.print(f"... and {len(survivors) - args.show} more survivors (--json or --html for all)")
+    s = result["summary"]
+    console.print(
+        f"[bold]score {100 * (s['score'] or 0):.1f}%[/bold]: {s['killed']} killed, {s['timeout']} timed out, "
+        f"{s['survived']} survived ({s['pruned_infection']} proved without running), {s['no_coverage']} not "
+        f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)")
+    return 0
+
+
+def add_score_command(sub: Any) -> None:
+    """Register `score` on the top-level subparsers."""
+    p = sub.add_parser("score", help="mutation score of an existing pytest suite")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--package", help="importable package to mutate")
+    what.add_argument("--paths", nargs="+", metavar="SRC", help="source files or package folders to mutate")
+    p.add_argument("--tests", nargs="+", metavar="TESTS", help="test paths given to pytest (default: pytest's own)")
+    p.add_argument("--root", default=".", help="project root: pytest runs here (default: current directory)")
+    p.add_argument("--workers", type=int, default=1, help="worker processes running mutants")
+    p.add_argument("--timeout-factor", type=float, default=10.0, help="a test's timeout is F x its baseline time + 1s")
+    p.add_argument("--opt", choices=("execution", "infection"), default="infection", help="pruning (default: both)")
+    p.add_argument("--skip", nargs="+", metavar="GLOB", help="module names or files not to mutate")
+    p.add_argument("--pytest-args", nargs=argparse.REMAINDER, help="everything after goes to pytest")
+    p.add_argument("--cache", help="verdict cache file (default: ROOT/.mu2py-cache/score.json)")
+    p.add_argument("--no-cache", action="store_true", help="judge every mutant again")
+    p.add_argument("--json", action="store_true", help="the full report as JSON on stdout")
+    p.add_argument("--html", metavar="DIR", help="write an HTML report: one page per source file")
+    p.add_argument("--show", type=int, default=20, help="survivors to list in the terminal")
+    p.set_defaults(run=_score)

@@ -1,0 +1,74 @@
+"""The HTML report of `mu2py score --html DIR`: an index, and one page per source file with survivors inline."""
+
+from __future__ import annotations
+
+import hashlib
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from mu2py.storage import write_atomic
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; }
+table { border-collapse: collapse; } td, th { padding: 2px 10px; text-align: right; }
+td:first-child, th:first-child { text-align: left; }
+pre { font-size: 13px; line-height: 1.35; }
+.line { display: block; } .survived { background: #ffd6d6; } .nocov { background: #eeeeee; }
+.note { display: block; color: #a00000; margin-left: 4em; } .num { color: #999; user-select: none; }
+"""
+
+
+def _page_name(file: str) -> str:
+    stem = Path(file).name.replace(".py", "")
+    return f"{stem}-{hashlib.sha256(file.encode()).hexdigest()[:8]}.html"
+
+
+def _file_page(file: str, mutants: list[dict[str, Any]]) -> str:
+    try:
+        lines = Path(file).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    by_line: dict[int, list[dict[str, Any]]] = {}
+    for m in mutants:
+        if m["status"] in ("survived", "no_coverage"):
+            by_line.setdefault(m["line"], []).append(m)
+    out = [f"<html><head><meta charset='utf-8'><title>{escape(file)}</title><style>{_STYLE}</style></head><body>",
+           f"<h1>{escape(file)}</h1><p><a href='index.html'>all files</a></p><pre>"]
+    for number, text in enumerate(lines, start=1):
+        found = by_line.get(number, [])
+        css = "survived" if any(m["status"] == "survived" for m in found) else ("nocov" if found else "")
+        out.append(f"<span class='line {css}'><span class='num'>{number:5d}</span>  {escape(text)}</span>")
+        for m in found:
+            what = "survived" if m["status"] == "survived" else "no test reaches it"
+            out.append(f"<span class='note'>{escape(m['original'])} → {escape(m['mutated'])}  "
+                       f"({escape(m['operator'])}, {what}; id {escape(m['id'])})</span>")
+    out.append("</pre></body></html>")
+    return "\n".join(out)
+
+
+def write_html(report: dict[str, Any], directory: Path) -> Path:
+    """Write index.html and one page per file into `directory`; returns the index path."""
+    files: dict[str, list[dict[str, Any]]] = {}
+    for m in report["mutants"]:
+        files.setdefault(m["file"], []).append(m)
+    s = report["summary"]
+    rows = []
+    for file, mutants in sorted(files.items()):
+        counts = {k: sum(1 for m in mutants if m["status"] == k)
+                  for k in ("killed", "timeout", "survived", "no_coverage")}
+        detected = counts["killed"] + counts["timeout"]
+        page = _page_name(file)
+        write_atomic(directory / page, _file_page(file, mutants))
+        rows.append(f"<tr><td><a href='{page}'>{escape(file)}</a></td><td>{len(mutants)}</td>"
+                    + "".join(f"<td>{counts[k]}</td>" for k in counts)
+                    + f"<td>{100 * detected / len(mutants):.1f}%</td></tr>")
+    index = (f"<html><head><meta charset='utf-8'><title>mutation score</title><style>{_STYLE}</style></head><body>"
+             f"<h1>Mutation score: {100 * (s['score'] or 0):.1f}%</h1>"
+             f"<p>{s['total']} mutants, {s['tests']} tests, {s['seconds']} s; "
+             f"{s['pruned_infection']} survivors proved by infection analysis without running.</p>"
+             "<table><tr><th>file</th><th>mutants</th><th>killed</th><th>timeout</th><th>survived</th>"
+             "<th>no coverage</th><th>score</th></tr>" + "".join(rows) + "</table></body></html>")
+    path = directory / "index.html"
+    write_atomic(path, index)
+    return path

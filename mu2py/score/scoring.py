@@ -1,0 +1,275 @@
+"""Scoring a pytest suite by mutation: baseline, per-mutant test selection, fan-out, cache, report.
+
+Per mutant, in this order: a cached verdict (same module source, same tests) is reused;
+a module-level mutant runs the suite in a fresh interpreter; a mutant whose site no test
+reached is `no_coverage` without running anything; with infection pruning, a reached
+mutant that no test infected is `survived` (pruned) without running anything; otherwise it
+runs, swapped in, against the tests that infected it, fastest first, until one fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mu2py.errors import UserError
+from mu2py.executors import Lost, Processes
+from mu2py.mutants.catalog import Program
+from mu2py.score.suite import SuiteSpec, build_program, run_unit
+from mu2py.storage import write_json
+
+STATUSES = ("killed", "survived", "timeout", "no_coverage")
+CACHE_VERSION = 1
+
+
+@dataclass
+class ScoreConfig:
+    """How to score: workers, pruning, timeouts, and where the verdict cache lives."""
+
+    workers: int = 1
+    pruning: str = "infection"
+    timeout_factor: float = 10.0
+    min_timeout: float = 1.0
+    cache: Path | None = None
+
+
+@dataclass
+class ScoreRun:
+    """The state of one scoring run (also what progress callbacks see)."""
+
+    program: Program
+    verdicts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    tests: list[dict[str, Any]] = field(default_factory=list)
+    cached: int = 0
+    pruned_infection: int = 0
+    seconds: float = 0.0
+    baseline_seconds: float = 0.0
+
+
+def _digest(*parts: str) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\0")
+    return h.hexdigest()[:24]
+
+
+def tests_digest(spec: SuiteSpec) -> str:
+    """A hash of the test code and pytest arguments: verdicts are cached under it."""
+    root = Path(spec.root)
+    files: list[Path] = []
+    for arg in spec.pytest_args or (".",):
+        path = root / arg
+        if path.is_dir():
+            files.extend(p for p in path.rglob("*.py") if "mutants" not in p.parts)
+        elif path.is_file():
+            files.append(path)
+    files.extend(root.glob("conftest.py"))
+    parts = [json.dumps(spec.pytest_args)]
+    for path in sorted(set(files)):
+        parts.append(str(path.relative_to(root)) if path.is_relative_to(root) else str(path))
+        parts.append(path.read_text(encoding="utf-8", errors="replace"))
+    return _digest(*parts)
+
+
+class VerdictCache:
+    """Verdicts keyed by (module source hash, mutant id, tests digest); written atomically, so runs resume."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.data: dict[str, dict[str, Any]] = {}
+        if path is not None and path.is_file():
+            try:
+                raw = json.loads(path.read_text())
+                if raw.get("version") == CACHE_VERSION:
+                    self.data = raw["verdicts"]
+            except (OSError, ValueError, KeyError):
+                self.data = {}  # an unreadable cache is only lost time, never a wrong verdict
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The cached verdict for `key`, if any."""
+        return self.data.get(key)
+
+    def put(self, key: str, verdict: dict[str, Any]) -> None:
+        """Remember a verdict (persisted by `save`)."""
+        self.data[key] = verdict
+
+    def save(self) -> None:
+        """Atomically write the cache."""
+        if self.path is not None:
+            write_json(self.path, {"version": CACHE_VERSION, "verdicts": self.data})
+
+
+def _scope_key(module: str, scope: str) -> str:
+    return f"{module}:{scope}"
+
+
+def score(spec: SuiteSpec, config: ScoreConfig,
+          on_progress: Callable[[ScoreRun, str], None] | None = None) -> ScoreRun:
+    """Score the suite of `spec` against every mutant of its modules (see the module docstring)."""
+    start = time.perf_counter()
+    program = build_program(spec)
+    state = ScoreRun(program)
+    cache = VerdictCache(config.cache)
+    digest = tests_digest(spec)
+    hashes = {m.name: m.source_hash for m in program.target.modules}
+    keys = [_digest(hashes[m.module], m.id, digest) for m in program.mutants]
+    progress = (lambda phase: on_progress(state, phase)) if on_progress else (lambda phase: None)
+
+    with Processes(max(1, config.workers), initializer=_host_entry, initargs=(spec,), hosting=True,
+                   retries=0) as pool:
+        progress("baseline")
+        base_start = time.perf_counter()
+        [(_, base)] = list(pool.map_unordered(run_unit, [{"kind": "baseline"}]))
+        state.baseline_seconds = time.perf_counter() - base_start
+        if isinstance(base, Lost):
+            raise UserError(f"the test suite crashed the worker on the original code: {base.reason}")
+        if "error" in base:
+            raise UserError(base["error"])
+        state.tests = base["tests"]
+        failing = [t["nodeid"] for t in state.tests if t["outcome"] != "passed"]
+        if failing:
+            shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
+            raise UserError(f"the suite fails on the original code; fix or deselect these tests first: {shown}")
+        units = _plan(state, config, base, keys, cache)
+        progress("mutants")
+        attempts: dict[int, int] = {}
+        while units:
+            retry: list[dict[str, Any]] = []
+            done_since_save = 0
+            deadline = _deadline
+            for i, result in pool.map_unordered(run_unit, units, deadline=deadline,
+                                                on_wait=lambda: progress("mutants")):
+                unit = units[i]
+                index = unit["index"]
+                if isinstance(result, Lost):
+                    # the worker died (crash, os._exit) or hung past every test's timeout: the suite noticed
+                    result = {"status": "timeout" if "deadline" in result.reason else "killed",
+                              "killed_by": f"<{result.reason}>", "tests_run": len(unit["tests"])}
+                if result["status"] == "isolate":
+                    retry.append(dict(_isolated_unit(index, state, config), why=result["why"]))
+                    continue
+                if result["status"] == "retry":
+                    attempts[index] = attempts.get(index, 0) + 1
+                    if attempts[index] <= 1:
+                        retry.append(unit)
+                        continue
+                    result = {"status": "killed", "killed_by": "<corrupts shared state>", "tests_run": 0}
+                result["mode"] = unit["kind"]
+                if "why" in unit:
+                    result["isolated_because"] = unit["why"]
+                state.verdicts[index] = result
+                cache.put(keys[index], result)
+                done_since_save += 1
+                if done_since_save >= 50:
+                    cache.save()
+                    done_since_save = 0
+                progress("mutants")
+            units = retry
+    cache.save()
+    state.seconds = time.perf_counter() - start
+    progress("done")
+    return state
+
+
+def _host_entry(spec: SuiteSpec, serve: Callable[[], None]) -> None:
+    """Worker entry: host the pytest session (imported lazily so the parent never imports pytest for it)."""
+    from mu2py.score.suite import host
+
+    host(spec, serve)
+
+
+def _deadline(unit: dict[str, Any]) -> float:
+    # the per-test timeouts interrupt Python code; this backstop kills a worker stuck inside C
+    return float(unit.get("timeout") or sum(t for _, t in unit["tests"])) + 30.0
+
+
+def _isolated_unit(index: int, state: ScoreRun, config: ScoreConfig) -> dict[str, Any]:
+    total = sum(t["seconds"] for t in state.tests)
+    return {"kind": "isolated", "index": index, "tests": [],
+            "timeout": config.timeout_factor * total + 10 * config.min_timeout + 10.0}
+
+
+def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[str],
+          cache: VerdictCache) -> list[dict[str, Any]]:
+    """Decide each mutant's fate before running anything: cached, isolated, no coverage, pruned, or which tests."""
+    program = state.program
+    unprobed = [q.replace(".<locals>", "") for q in base["unprobed"]]
+    reached_by: dict[int, list[int]] = {}
+    infected_by: dict[int, list[int]] = {}
+    unreliable: list[int] = []
+    for t_index, test in enumerate(state.tests):
+        if test.get("probes_unreliable"):
+            unreliable.append(t_index)
+        for site in test["reached"]:
+            reached_by.setdefault(site, []).append(t_index)
+        for m in test["infected"]:
+            infected_by.setdefault(m, []).append(t_index)
+    order = sorted(range(len(state.tests)), key=lambda t: state.tests[t]["seconds"])
+    rank = {t: r for r, t in enumerate(order)}
+    units = []
+    for index, m in enumerate(program.mutants):
+        cached = cache.get(keys[index])
+        if cached is not None:
+            state.verdicts[index] = dict(cached, cached=True)
+            state.cached += 1
+            continue
+        if index in program.static:
+            units.append(_isolated_unit(index, state, config))
+            continue
+        scope = _scope_key(m.module, m.scope)
+        if any(scope == u or scope.startswith(u + ".") for u in unprobed):
+            chosen = list(range(len(state.tests)))  # reach unknown: every test may kill it
+        else:
+            reaching = set(reached_by.get(m.site, ())) | set(unreliable)
+            if not reaching:
+                state.verdicts[index] = {"status": "no_coverage", "killed_by": None, "tests_run": 0, "mode": "pruned"}
+                continue
+            if config.pruning == "infection":
+                chosen = sorted(set(infected_by.get(index, ())) | set(unreliable))
+                if not chosen:
+                    state.verdicts[index] = {"status": "survived", "killed_by": None, "tests_run": 0,
+                                             "mode": "pruned", "pruned": "infection"}
+                    state.pruned_infection += 1
+                    continue
+            else:
+                chosen = sorted(reaching)
+        chosen.sort(key=lambda t: rank[t])
+        tests = [(state.tests[t]["nodeid"],
+                  round(config.timeout_factor * state.tests[t]["seconds"] + config.min_timeout, 3)) for t in chosen]
+        units.append({"kind": "mutant", "index": index, "tests": tests})
+    return units
+
+
+def report(state: ScoreRun) -> dict[str, Any]:
+    """The JSON report: a summary, per-file totals, and one entry per mutant."""
+    entries = []
+    per_file: dict[str, dict[str, int]] = {}
+    for index, m in enumerate(state.program.mutants):
+        verdict = state.verdicts.get(index, {"status": "survived", "killed_by": None, "tests_run": 0})
+        entry = m.to_json()
+        entry.update(status=verdict["status"], killed_by=verdict.get("killed_by"),
+                     tests_run=verdict.get("tests_run", 0), pruned=verdict.get("pruned"),
+                     cached=bool(verdict.get("cached")), mode=verdict.get("mode"),
+                     isolated_because=verdict.get("isolated_because"))
+        entries.append(entry)
+        counts = per_file.setdefault(m.file, dict.fromkeys(STATUSES, 0))
+        counts[verdict["status"]] += 1
+    totals = {s: sum(1 for e in entries if e["status"] == s) for s in STATUSES}
+    detected = totals["killed"] + totals["timeout"]
+    return {
+        "summary": {
+            "total": len(entries), **totals,
+            "pruned_infection": state.pruned_infection, "cached": state.cached,
+            "score": round(detected / len(entries), 4) if entries else None,
+            "tests": len(state.tests), "seconds": round(state.seconds, 2),
+            "baseline_seconds": round(state.baseline_seconds, 2),
+        },
+        "files": per_file,
+        "mutants": entries,
+    }

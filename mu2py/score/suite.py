@@ -1,0 +1,297 @@
+"""The worker side of `mu2py score`: a pytest session collected once, whose tests run against mutants.
+
+A worker process collects the suite with `pytest.main` and then serves work units from
+inside pytest's run loop (see `host`), so that every unit reuses the collected items:
+
+- `baseline`: run every test on the original with probes swapped in; per test, its
+  outcome, time, the mutation sites it reached and the mutants it infected;
+- `mutant`: swap one mutant's code in, run the given tests (fast first) until one fails;
+- `isolated`: run the suite in a fresh interpreter with the mutated module imported from
+  source (module-level mutants, and mutants whose code cannot be swapped).
+
+Invariant: after every unit the live modules hold their original code; a unit that cannot
+guarantee it (a timeout interrupting pytest itself) asks for its worker to be replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mu2py.errors import UserError
+from mu2py.executor import Timeout
+from mu2py.executors import request_restart
+from mu2py.mutants.catalog import Program
+from mu2py.score.swap import CodeSwap, SwapError
+from mu2py.target import Target, TargetModule
+
+
+@dataclass(frozen=True)
+class SuiteSpec:
+    """What a worker needs to host the suite: where, which tests, which modules to mutate."""
+
+    root: str
+    pytest_args: tuple[str, ...]
+    modules: tuple[str, ...]
+    files: tuple[str, ...]
+    sys_path: tuple[str, ...] = ()
+    skip_patterns: tuple[str, ...] = ()
+
+
+@dataclass
+class _Host:
+    spec: SuiteSpec
+    session: Any = None
+    items: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    program: Program | None = None
+    swaps: dict[str, CodeSwap] = field(default_factory=dict)
+
+
+_HOST: _Host | None = None
+_fired = False
+
+
+def build_program(spec: SuiteSpec) -> Program:
+    """The mutants of the spec's modules, as the parent and every worker see them (same order, same ids).
+
+    Sources are read from the files, never imported: the parent process does not run user code.
+    """
+    modules = []
+    for name, file in zip(spec.modules, spec.files, strict=True):
+        try:
+            source = Path(file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"cannot read {file}: {exc}") from exc
+        is_package = Path(file).name == "__init__.py"
+        modules.append(TargetModule(name, file, source, is_package, (str(Path(file).parent),) if is_package else None))
+    return Program(Target(driver=None, driver_module=None, modules=tuple(modules), prefixes=spec.modules),
+                   skip_patterns=spec.skip_patterns)
+
+
+class _HostPlugin:
+    def __init__(self, host: _Host, serve: Callable[[], None]) -> None:
+        self.host = host
+        self.serve = serve
+        self.served = False
+
+    def pytest_runtestloop(self, session: Any) -> bool:
+        host = self.host
+        host.session = session
+        if session.testsfailed:
+            host.error = f"pytest could not collect the suite ({session.testsfailed} collection errors)"
+        elif not session.items:
+            host.error = "no tests found"
+        host.items = {item.nodeid: item for item in session.items}
+        self.served = True
+        self.serve()
+        return True
+
+
+def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
+    """Worker initializer: collect the suite, then run `serve` inside the session (never returns early)."""
+    import pytest
+
+    global _HOST
+    os.chdir(spec.root)
+    sys.path[:0] = list(spec.sys_path)
+    _HOST = _Host(spec)
+    plugin = _HostPlugin(_HOST, serve)
+    args = [*spec.pytest_args, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
+            "-W", "ignore::DeprecationWarning"]
+    with open(os.devnull, "w") as quiet:
+        saved = sys.stdout
+        sys.stdout = quiet  # pytest's own terminal output is not ours to show
+        try:
+            code = pytest.main(args, plugins=[plugin])
+        finally:
+            sys.stdout = saved
+    if not plugin.served:  # pytest stopped before its run loop (usage error, no tests): say so, then serve
+        _HOST.error = f"pytest stopped before running tests (exit code {code}); check --tests and pytest arguments"
+        serve()
+
+
+def _state() -> _Host:
+    assert _HOST is not None, "units run only inside a hosted worker"
+    if _HOST.program is None:
+        _HOST.program = build_program(_HOST.spec)
+        for info in _HOST.program.target.modules:
+            module = sys.modules.get(info.name)
+            if module is None:
+                module = __import__(info.name, fromlist=["_"])
+            loaded = os.path.realpath(getattr(module, "__file__", "") or "")
+            if loaded != os.path.realpath(info.file) and not _HOST.error:
+                _HOST.error = (f"the tests import {info.name} from {loaded}, not from {info.file}: "
+                               "install the package in editable mode or run from its source root")
+            _HOST.swaps[info.name] = CodeSwap(module, compile(info.source, info.file, "exec", dont_inherit=True))
+    return _HOST
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    global _fired
+    _fired = True
+    raise Timeout()
+
+
+def run_test(item: Any, timeout: float | None) -> str:
+    """Run one collected test: "passed", "failed" (any phase failed) or "timeout"."""
+    from _pytest.runner import runtestprotocol
+
+    global _fired
+    _fired = False
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    if timeout:
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        reports = runtestprotocol(item, nextitem=None, log=False)
+    except Timeout:
+        reports = []
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    if _fired:
+        request_restart()  # the alarm may have interrupted pytest's own bookkeeping
+        return "timeout"
+    return "failed" if any(r.failed for r in reports) else "passed"
+
+
+def baseline(unit: dict[str, Any]) -> dict[str, Any]:
+    """Run every test on the original under probes; per test: outcome, seconds, reached sites, infected mutants."""
+    state = _state()
+    if state.error:
+        return {"error": state.error}
+    program = state.program
+    assert program is not None
+    recorder = program.probe_recorder()
+    functions = recorder.functions()
+    unprobed: list[str] = []
+    for info in program.target.modules:
+        swap = state.swaps[info.name]
+        vars(swap.module).update(functions)
+        probed = compile(program.instrumented_sources()[info.name], info.file, "exec", dont_inherit=True)
+        unprobed.extend(f"{info.name}:{q}" for q in swap.apply_best_effort(probed))
+    tests = []
+    try:
+        for nodeid, item in state.items.items():
+            recorder.reset()
+            start = time.perf_counter()
+            outcome = run_test(item, None)
+            seconds = time.perf_counter() - start
+            recorder.finish()
+            tests.append({"nodeid": nodeid, "outcome": outcome, "seconds": seconds,
+                          "reached": sorted(recorder.reached), "infected": sorted(recorder.infected)})
+    finally:
+        for info in program.target.modules:
+            swap = state.swaps[info.name]
+            swap.restore()
+            for name in functions:
+                vars(swap.module).pop(name, None)
+    # a test failing under probes is re-run plainly: only a failure on the true original stops the score
+    for test in tests:
+        if test["outcome"] != "passed":
+            test["outcome"] = run_test(state.items[test["nodeid"]], None)
+            test["probes_unreliable"] = True
+    return {"tests": tests, "unprobed": unprobed}
+
+
+def mutant(unit: dict[str, Any]) -> dict[str, Any]:
+    """Run one mutant against `unit["tests"]` (nodeids with timeouts) until a test fails or times out."""
+    state = _state()
+    program = state.program
+    assert program is not None
+    m = program.mutants[unit["index"]]
+    try:
+        code = compile(program.mutant_source(m.id), m.file, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return {"status": "killed", "killed_by": f"<compile error: {exc.msg}>", "tests_run": 0}
+    swap = state.swaps[m.module]
+    try:
+        swap.apply(code)
+    except SwapError as exc:
+        return {"status": "isolate", "why": str(exc)}
+    run = 0
+    verdict: dict[str, Any] = {"status": "survived", "killed_by": None}
+    try:
+        for nodeid, timeout in unit["tests"]:
+            run += 1
+            outcome = run_test(state.items[nodeid], timeout)
+            if outcome != "passed":
+                verdict = {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid}
+                break
+    finally:
+        swap.restore()
+    verdict["tests_run"] = run
+    if verdict["status"] == "killed" and run_test(state.items[verdict["killed_by"]], None) != "passed":
+        # the test fails on the restored original too: the mutant corrupted shared state in this worker
+        request_restart()
+        return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
+    return verdict
+
+
+_INJECT = '''
+import importlib.abc, importlib.util, json, os, sys
+_spec = json.load(open(os.environ["MU2PY_MUTANT_SPEC"]))
+class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name != _spec["module"]:
+            return None
+        return importlib.util.spec_from_loader(name, self, origin=_spec["file"],
+                                               is_package=_spec["is_package"])
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        module.__file__ = _spec["file"]
+        if _spec["is_package"]:
+            module.__path__ = [os.path.dirname(_spec["file"])]
+        exec(compile(_spec["source"], _spec["file"], "exec"), module.__dict__)
+sys.meta_path.insert(0, _Finder())
+'''
+
+
+def isolated(unit: dict[str, Any]) -> dict[str, Any]:
+    """Run the suite in a fresh interpreter that imports the mutated module (stops at the first failure)."""
+    state = _state()
+    program = state.program
+    assert program is not None
+    m = program.mutants[unit["index"]]
+    info = next(i for i in program.target.modules if i.name == m.module)
+    with tempfile.TemporaryDirectory(prefix="mu2py-isolated-") as tmp:
+        spec_path = Path(tmp) / "spec.json"
+        spec_path.write_text(json.dumps({"module": m.module, "file": info.file, "is_package": info.is_package,
+                                         "source": program.mutant_source(m.id)}))
+        (Path(tmp) / "mu2py_inject_mutant.py").write_text(_INJECT)
+        env = dict(os.environ, MU2PY_MUTANT_SPEC=str(spec_path),
+                   PYTHONPATH=os.pathsep.join([tmp, *state.spec.sys_path, os.environ.get("PYTHONPATH", "")]))
+        nodeids = [nodeid for nodeid, _ in unit["tests"]]
+        cmd = [sys.executable, "-c", "import mu2py_inject_mutant, sys, pytest; sys.exit(pytest.main(sys.argv[1:]))",
+               "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-W", "ignore::DeprecationWarning",
+               *(nodeids or state.spec.pytest_args)]
+        try:
+            proc = subprocess.run(cmd, cwd=state.spec.root, env=env, capture_output=True, text=True,
+                                  timeout=unit["timeout"])
+        except subprocess.TimeoutExpired:
+            return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>", "tests_run": len(nodeids)}
+    if proc.returncode == 0:
+        return {"status": "survived", "killed_by": None, "tests_run": len(nodeids)}
+    failed = next((line.split(" ", 1)[1].split(" - ")[0] for line in proc.stdout.splitlines()
+                   if line.startswith("FAILED ") or line.startswith("ERROR ")), "<suite in a fresh interpreter>")
+    return {"status": "killed", "killed_by": failed, "tests_run": len(nodeids)}
+
+
+UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "baseline": baseline, "mutant": mutant, "isolated": isolated,
+}
+
+
+def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
+    """Dispatch a unit by its `kind` (the function every score worker runs)."""
+    return UNITS[unit["kind"]](unit)

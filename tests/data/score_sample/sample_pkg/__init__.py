@@ -1,0 +1,1 @@
+"""A small package with a pytest suite, for scoring tests."""

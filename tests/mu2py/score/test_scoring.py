@@ -1,0 +1,112 @@
+"""`mu2py score` end to end on a small package with its own pytest suite (tests/data/score_sample)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mu2py.cli import main
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_sample"
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("score") / "project"
+    shutil.copytree(SAMPLE, root)
+    (root / "pyproject.toml").write_text('[tool.mu2py]\npaths = ["sample_pkg"]\ntests = ["tests"]\n')
+    return root
+
+
+def _score(root, capsys, *extra):
+    assert main(["score", "--root", str(root), "--json", *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _by_key(report):
+    return {(Path(m["file"]).name, m["line"], m["operator"], m["mutated"]): m for m in report["mutants"]}
+
+
+@pytest.fixture(scope="module")
+def first(project):
+    """The first scoring run (2 workers), shared by the tests that read it."""
+    import io
+    import sys
+
+    out = io.StringIO()
+    saved, sys.stdout = sys.stdout, out
+    try:
+        assert main(["score", "--root", str(project), "--json", "--workers", "2",
+                     "--html", str(project / "html")]) == 0
+    finally:
+        sys.stdout = saved
+    return json.loads(out.getvalue())
+
+
+def test_verdicts_on_the_sample(first):
+    s = first["summary"]
+    assert s["total"] == len(first["mutants"]) and s["tests"] == 7
+    m = _by_key(first)
+    assert m[("core.py", 13, "boundary", "> 0")]["status"] == "killed"
+    assert m[("core.py", 13, "boundary", "> 0")]["killed_by"].endswith("test_sort")
+    assert m[("core.py", 15, "aug_to_assign", "i = 1")]["status"] == "timeout"  # the infinite loop
+    assert m[("core.py", 23, "return_value", "return None")]["status"] == "no_coverage"  # clamp's `return x`
+    assert m[("core.py", 37, "return_value", "return None")]["status"] == "no_coverage"  # the getter
+    survivor = m[("core.py", 33, "assign_value", "self._n = None")]
+    assert survivor["status"] == "survived" and survivor["tests_run"] == 1
+    assert "-        self._n = start" in survivor["diff"]
+    static = m[("core.py", 6, "constant", "101")]
+    assert static["mode"] == "isolated" and static["status"] == "killed"  # module-level: fresh interpreter
+    crash = [x for x in first["mutants"] if x["line"] == 53 and x["operator"] == "negate_cond"]
+    assert crash and crash[0]["status"] == "killed" and "exit code 70" in crash[0]["killed_by"]
+    assert not any(x["line"] == 49 for x in first["mutants"])  # `# pragma: no mutate`
+    assert s["pruned_infection"] >= 2
+    assert s["killed"] + s["survived"] + s["timeout"] + s["no_coverage"] == s["total"]
+
+
+def test_html_report(first, project):
+    index = (project / "html" / "index.html").read_text()
+    assert "Mutation score" in index and "core.py" in index
+    page = next(p for p in (project / "html").glob("core-*.html"))
+    assert "class='line survived'" in page.read_text()
+
+
+def test_infection_pruning_is_sound(first, project, capsys):
+    """Every mutant infection analysis proved a survivor also survives when its reaching tests run."""
+    plain = _score(project, capsys, "--opt", "execution", "--no-cache")
+    assert plain["summary"]["pruned_infection"] == 0
+    pruned = [k for k, x in _by_key(first).items() if x["pruned"] == "infection"]
+    assert pruned
+    statuses = _by_key(plain)
+    assert all(statuses[k]["status"] == "survived" and statuses[k]["tests_run"] > 0 for k in pruned)
+
+
+def test_cache_resumes_and_edits_rerun_only_their_module(first, project, capsys):
+    again = _score(project, capsys)
+    ran = [x for x in again["mutants"] if x["mode"] != "pruned"]  # pruned verdicts come from the baseline
+    assert ran and all(x["cached"] for x in ran) and again["summary"]["cached"] == len(ran)
+    assert [x["status"] for x in again["mutants"]] == [x["status"] for x in first["mutants"]]
+    extra = project / "sample_pkg" / "extra.py"
+    extra.write_text(extra.read_text().replace("return x * 2", "return x * 2  # edited"))
+    edited = _score(project, capsys)
+    fresh = [x for x in edited["mutants"] if not x["cached"] and x["mode"] != "pruned"]
+    assert fresh and all(x["module"] == "sample_pkg.extra" for x in fresh)
+
+
+def test_bad_input(tmp_path, project, capsys):
+    failing = tmp_path / "failing"
+    shutil.copytree(SAMPLE, failing)
+    test_file = failing / "tests" / "test_core.py"
+    test_file.write_text(test_file.read_text().replace("== [1, 2, 3]", "== [3, 2, 1]"))
+    assert main(["score", "--root", str(failing), "--paths", "sample_pkg", "--tests", "tests"]) == 2
+    err = capsys.readouterr().err
+    assert "fails on the original code" in err and "test_sort" in err
+    empty = tmp_path / "empty"
+    shutil.copytree(SAMPLE, empty)
+    shutil.rmtree(empty / "tests")
+    (empty / "tests").mkdir()
+    assert main(["score", "--root", str(empty), "--paths", "sample_pkg", "--tests", "tests", "--no-cache"]) == 2
+    assert "no tests" in capsys.readouterr().err
+    assert main(["score", "--root", str(project), "--package", "no_such_pkg_xyz"]) == 2
+    assert "no_such_pkg_xyz" in capsys.readouterr().err
