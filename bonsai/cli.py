@@ -1,7 +1,9 @@
 """The `bonsai` command line: one sub-command per module function (`sample` here; more register alike).
 
-Every user error (missing grammar, grammar syntax error, unknown start rule, malformed bounds)
-ends with one line on stderr, ``bonsai: error: ...``, and exit status 2; never a traceback.
+Every user error (missing grammar, grammar syntax error with lark's message and location, bad
+terminal regex, unknown start rule, a rule that cannot terminate, malformed bounds or bounds under
+1, a target that cannot be loaded) ends with one line on stderr, ``bonsai: error: ...``, and exit
+status 2; never a traceback.
 """
 
 from __future__ import annotations
@@ -45,6 +47,24 @@ def _bounds(text: str) -> Bounds:
         return Bounds.parse(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _lattice_bounds(text: str) -> Bounds:
+    bounds = _bounds(text)
+    if min(bounds.idents, bounds.items, bounds.depth) < 1:
+        # the lattice starts at F(1,1,1): a zero bound leaves no node to run
+        raise argparse.ArgumentTypeError(f"lattice bounds must all be >= 1, got {text!r}")
+    return bounds
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 def _non_negative(text: str) -> int:
@@ -137,13 +157,14 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("run", help="grow a concise corpus with the Bonsai lattice up to --bounds")
     p.add_argument("grammar", help="path to a .lark grammar")
     p.add_argument("--target", required=True, metavar="MODULE:FUNCTION", help="function taking the input text")
-    p.add_argument("--bounds", required=True, type=_bounds, metavar="M,N,D", help="top of the lattice")
+    p.add_argument("--bounds", required=True, type=_lattice_bounds, metavar="M,N,D",
+                   help="top of the lattice (each >= 1)")
     budget = p.add_mutually_exclusive_group(required=True)
-    budget.add_argument("--node-trials", type=int, help="trials per lattice node")
+    budget.add_argument("--node-trials", type=_positive, help="trials per lattice node (after replaying its seeds)")
     budget.add_argument("--node-time", help="time per lattice node, e.g. 30s")
     p.add_argument("--out", required=True, help="output directory (resumed when it holds a previous run)")
     p.add_argument("--seed", type=_non_negative, default=0)
-    p.add_argument("--workers", type=int, default=1, help="nodes of one generation run on N processes")
+    p.add_argument("--workers", type=_positive, default=1, help="nodes of one generation run on N processes")
     p.add_argument("--start", help="start rule (default: start)")
     p.add_argument("--guidance", choices=("coverage", "mutation"), default="coverage",
                    help="feedback at each node: coverage (Bonsai) or mutants killed (mu2py)")
@@ -192,7 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except CliError as exc:
-        print(f"bonsai: error: {exc}", file=sys.stderr)
+        # one line whatever the message holds (a target's import error may span several)
+        print(f"bonsai: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `bonsai sample ... | head`
         sys.stderr.close()

@@ -141,11 +141,18 @@ class _Core:
                 if c < cost[name]:
                     cost[name] = c
                     changed = True
-        unproductive = [n for n, c in cost.items() if c == inf]
-        if g.start in unproductive:
+        stuck = [n for n in _reachable(g) if cost[n] == inf]
+        if stuck:
             from bonsai.grammar import GrammarLoadError
 
-            raise GrammarLoadError(f"start rule {g.start!r} derives no finite string")
+            # an unproductive rule can never be completed, under any bounds: generating from it
+            # would silently drop part of the grammar (or, for the start rule, produce nothing)
+            names = ", ".join(repr(n) for n in stuck)
+            cause = _first_cyclic(g, stuck)
+            raise GrammarLoadError(
+                f"rule {cause!r} cannot terminate within any bounds: every alternative recurses without a base case "
+                f"(rules reachable from {g.start!r} that cannot terminate: {names})"
+            )
         self.rule_cost = cost
         self.alt_cost = [[seq_cost(s) for s in alts.seqs] for alts in g.alts_table]
         self.global_min_alt = [
@@ -275,6 +282,53 @@ class _Core:
             if cand not in seen and self._valid(name, cand):
                 return cand
         return None
+
+
+def _reachable(grammar: Grammar) -> list[str]:
+    """Rules reachable from the start rule, in breadth-first order (the start rule first)."""
+    order = [grammar.start]
+    seen = {grammar.start}
+    i = 0
+    while i < len(order):
+        for ref in sorted(_refs(grammar, order[i])):
+            if ref not in seen:
+                seen.add(ref)
+                order.append(ref)
+        i += 1
+    return order
+
+
+def _refs(grammar: Grammar, name: str) -> set[str]:
+    """Names of the rules that rule `name` refers to directly (inside groups and repetitions too)."""
+    found: set[str] = set()
+    stack: list[object] = [grammar.rules[name].alts]
+    while stack:
+        item = stack.pop()
+        kind = item.kind  # type: ignore[attr-defined]
+        if kind == GROUP:
+            for seq in item.seqs:  # type: ignore[attr-defined]
+                stack.extend(seq)
+        elif kind == REPEAT:
+            stack.append(item.body)  # type: ignore[attr-defined]
+        elif kind == REF:
+            found.add(item.name)  # type: ignore[attr-defined]
+    return found
+
+
+def _first_cyclic(grammar: Grammar, stuck: list[str]) -> str:
+    """The first of `stuck` that lies on a cycle of stuck rules: the cause, not a rule that merely uses one."""
+    members = set(stuck)
+    for name in stuck:
+        todo = [r for r in _refs(grammar, name) if r in members]
+        seen: set[str] = set()
+        while todo:
+            rule = todo.pop()
+            if rule == name:
+                return name
+            if rule not in seen:
+                seen.add(rule)
+                todo.extend(r for r in _refs(grammar, rule) if r in members)
+    return stuck[0]
 
 
 def _base_names() -> list[str]:

@@ -308,6 +308,8 @@ def load_grammar(
             text = source
         else:
             path = Path(source)
+            if path.is_dir():
+                raise GrammarLoadError(f"grammar path is a directory, not a .lark file: {path}")
             if not path.is_file():
                 raise GrammarLoadError(f"grammar file not found: {path}")
             try:
@@ -330,16 +332,29 @@ def load_grammar(
         names = frozenset(is_ident)
         pred = names.__contains__
     builder = _Builder(lark_grammar, pred)
+    where = f" in {source_path}" if source_path else ""
     try:
         rules, _terms, keywords, keywords_ci, ignore_regexes, declared = builder.build()
     except (LarkError, AssertionError) as exc:
         raise GrammarLoadError(f"unsupported grammar: {_one_line(exc)}") from None
+    except re.error as exc:  # an %ignore'd terminal's regex (compiled while building)
+        raise GrammarLoadError(f"grammar error{where}: invalid regular expression: {_one_line(exc)}") from None
     chosen = start or default_start
     plain = [n for n in rules if "{" not in n]
+    if not plain:
+        raise GrammarLoadError(f"grammar error{where}: the grammar defines no rules")
     if chosen not in rules:
         raise GrammarLoadError(f"unknown start rule {chosen!r} (rules: {', '.join(sorted(plain))})")
     builder.rename_anonymous(chosen)
     terminals = builder.terminals
+    for spec in terminals.values():
+        try:
+            spec.compiled()
+        except re.error as exc:  # lark only compiles terminal regexes when it builds a lexer
+            raise GrammarLoadError(
+                f"grammar error{where}: terminal {spec.name} has an invalid regular expression "
+                f"/{spec.regex}/: {_one_line(exc)}"
+            ) from None
     lex = [t.compiled() for t in terminals.values() if t.kind in ("fixed", "regex", "ident", "newline")]
     lex.extend(ignore_regexes)
     space = _pick_space(ignore_regexes)

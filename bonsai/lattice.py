@@ -5,13 +5,20 @@ predecessors' corpora sorted by size ascending (so the smallest input that reach
 location is the one that keeps it) and runs after all of them.  Nodes of one
 topological generation are independent and may run in parallel.  The top's corpus is the
 result.  A node is mu2py's fuzzing loop with the bounded generator as its input source.
+
+Invariant: a node's coverage is at least each predecessor's.  Three things keep it so: every
+seed is replayed before the node's own budget starts (a budget smaller than the seed list
+would otherwise skip some), coverage is collected completely (see `mu2py.coverage`), and
+every node measures the same modules (resolved once per lattice, not from whatever a
+process happens to have imported: a target that imports modules lazily would otherwise be
+measured over more modules in a process that already ran it than in a fresh worker).
 """
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +30,7 @@ from bonsai.generator import BoundedGenerator
 from bonsai.grammar import load_grammar
 from mu2py.driver import DRIVER_ATTR, Driver, import_module, split_spec
 from mu2py.errors import UserError
+from mu2py.executor import run
 from mu2py.fuzzer import FuzzConfig, Fuzzer
 from mu2py.storage import write_atomic, write_json
 from mu2py.target import Target, TargetModule, default_prefixes, read_module, resolve_modules
@@ -30,8 +38,19 @@ from mu2py.target import Target, TargetModule, default_prefixes, read_module, re
 Node = tuple[int, int, int]
 
 
+WARM_UP_TIMEOUT = 10.0
+"""Seconds the one warm-up call of a target (see `function_target`) may take."""
+
+
+def check_top(top: Bounds) -> None:
+    """Raise ValueError (one line) unless every bound of the lattice's top is at least 1."""
+    if min(top.idents, top.items, top.depth) < 1:
+        raise ValueError(f"lattice bounds must all be >= 1 (the bottom node is 1,1,1), got {top}")
+
+
 def lattice(top: Bounds) -> nx.DiGraph:
     """The lattice C(M,N,D): nodes (m,n,d) ≤ top, an edge to each immediate successor."""
+    check_top(top)
     graph = nx.DiGraph()
     for m in range(1, top.idents + 1):
         for n in range(1, top.items + 1):
@@ -43,8 +62,15 @@ def lattice(top: Bounds) -> nx.DiGraph:
     return graph
 
 
-def function_target(spec: str, source: Any, prefixes: tuple[str, ...] | None = None) -> Target:
-    """A Target for a plain `module:function` taking the generated text (a driver's function works too)."""
+def function_target(spec: str, source: Any, prefixes: tuple[str, ...] | None = None,
+                    modules: Sequence[str] | None = None) -> Target:
+    """A Target for a plain `module:function` taking the generated text (a driver's function works too).
+
+    `modules` names the modules under test exactly (as `run_lattice` does for every node).  Without
+    it they are the loaded modules matching the prefixes, after one warm-up call of the function on
+    a generated input (when `source` can generate one), so that modules the function imports lazily
+    are loaded and counted the same way in every process.
+    """
     module_name, fn_name = split_spec(spec)
     module = import_module(module_name)
     fn = getattr(module, fn_name, None)
@@ -54,8 +80,14 @@ def function_target(spec: str, source: Any, prefixes: tuple[str, ...] | None = N
     drv = Driver(fn=inner.fn if inner else fn, source=source, targets=inner.targets if inner else None,
                  name=fn_name, module=module_name)
     chosen = tuple(prefixes) if prefixes else default_prefixes(drv)
-    modules: tuple[TargetModule, ...] = resolve_modules(chosen, exclude=module_name)
-    return Target(driver=drv, driver_module=read_module(module_name), modules=modules, prefixes=chosen)
+    resolved: tuple[TargetModule, ...]
+    if modules is not None:
+        resolved = tuple(read_module(name) for name in modules)
+    else:
+        if isinstance(source, BoundedGenerator):
+            run(drv.fn, source.generate(random.Random(0)).text, WARM_UP_TIMEOUT)  # outcome irrelevant
+        resolved = resolve_modules(chosen, exclude=module_name)
+    return Target(driver=drv, driver_module=read_module(module_name), modules=resolved, prefixes=chosen)
 
 
 @dataclass
@@ -75,20 +107,28 @@ def _node_dir(out: Path, node: Node) -> Path:
 
 def run_node(grammar_path: str, target_spec: str, node: Node, seeds: list[tuple[int, ...]], trials: int | None,
              seconds: float | None, seed: int, out: Path, start: str | None = None,
-             guidance: str = "coverage") -> tuple[NodeStats, list[tuple[int, ...]]]:
-    """Run F(node) from `seeds`; returns its stats and its corpus (realized choices), size ascending."""
+             guidance: str = "coverage",
+             modules: Sequence[str] | None = None) -> tuple[NodeStats, list[tuple[int, ...]]]:
+    """Run F(node) from `seeds`; returns its stats and its corpus (realized choices), size ascending.
+
+    Every seed is replayed first; `trials`/`seconds` then bound the node's own fuzzing, so the
+    stats' `trials` count the replays too.  `modules`: the modules under test (see `function_target`).
+    """
     grammar = load_grammar(grammar_path, start=start)
     generator = BoundedGenerator(grammar, Bounds(*node), start=start)
-    target = function_target(target_spec, generator)
+    target = function_target(target_spec, generator, modules=modules)
     folder = _node_dir(out, node)
     done = folder / "done.json"
     if done.is_file():  # resumed: this node finished in an earlier run
         saved = json.loads(done.read_text())
         corpus = [tuple(c) for c in saved["corpus"]]
         return NodeStats(**{**saved["stats"], "node": tuple(saved["stats"]["node"])}), corpus
-    config = FuzzConfig(trials=trials, seconds=seconds, seed=seed, guidance=guidance, out=folder,
-                        initial=seeds, plot_every=5.0)
+    config = FuzzConfig(trials=None if trials is None else trials + len(seeds), seconds=seconds, seed=seed,
+                        guidance=guidance, out=folder, initial=seeds, plot_every=5.0)
     fuzzer = Fuzzer(target, config, source=generator)
+    for _ in seeds:
+        # replayed before `run` starts its clock: a node keeps all its predecessors' coverage whatever its budget
+        fuzzer.trial()
     result = fuzzer.run()
     entries = sorted(result.corpus, key=lambda e: (e.size, e.name))
     stats = NodeStats(node=node, inputs=len(entries),
@@ -103,9 +143,16 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
                 seconds: float | None = None, seed: int = 0, out: Path, workers: int = 1,
                 start: str | None = None, guidance: str = "coverage",
                 progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run the whole lattice up to `top`; write per-node corpora, lattice.json and final/ under `out`."""
+    """Run the whole lattice up to `top`; write per-node corpora, lattice.json and final/ under `out`.
+
+    Raises ValueError for bounds under 1, GrammarLoadError for a grammar that cannot be used,
+    UserError for a target that cannot be loaded (each with a one-line message).
+    """
+    check_top(top)
     grammar = load_grammar(grammar_path, start=start)  # fail early, with a one-line error, on a bad grammar
-    function_target(target_spec, BoundedGenerator(grammar, top, start=start))
+    generator = BoundedGenerator(grammar, top, start=start)
+    # resolved once here, then named to every node: all nodes measure exactly the same modules
+    modules = tuple(m.name for m in function_target(target_spec, generator).modules)
     graph = lattice(top)
     corpora: dict[Node, list[tuple[int, ...]]] = {}
     stats: dict[Node, NodeStats] = {}
@@ -113,14 +160,17 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
         jobs = []
         for node in sorted(generation):
             preds = sorted(graph.predecessors(node))
-            union: dict[tuple[int, ...], None] = {}
+            union: dict[tuple[int, ...], int] = {}
             for p in preds:
                 for choices in corpora[p]:
-                    union.setdefault(choices, None)
+                    if choices not in union:
+                        union[choices] = len(generator.decode_sample(choices, None).text)
+            # smallest first across all predecessors: the smallest input reaching a location keeps it
+            seeds = sorted(union, key=lambda c: (union[c], c))
             # every node gets its own seed, derived from the campaign's one seed
             node_seed = seed * 1_000_003 + node[0] * 10_007 + node[1] * 101 + node[2]
-            jobs.append((grammar_path, target_spec, node, list(union), trials, seconds, node_seed, out, start,
-                         guidance))
+            jobs.append((grammar_path, target_spec, node, seeds, trials, seconds, node_seed, out, start,
+                         guidance, modules))
         if workers > 1 and len(jobs) > 1:
             import multiprocess
 
@@ -136,7 +186,6 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
                 progress(f"F{node}: {node_stats.inputs} inputs, mean size {node_stats.mean_size}, "
                          f"coverage {node_stats.coverage}")
     top_node = (top.idents, top.items, top.depth)
-    generator = BoundedGenerator(grammar, top, start=start)
     final = out / "final"
     texts = []
     for i, choices in enumerate(corpora[top_node]):
@@ -145,7 +194,7 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
         texts.append(sample.value)
         write_atomic(final / f"input_{i:04d}.txt", sample.value)
     summary = {
-        "grammar": grammar_path, "target": target_spec, "top": list(top_node),
+        "grammar": grammar_path, "target": target_spec, "top": list(top_node), "modules": list(modules),
         "nodes": [asdict(stats[n]) for n in sorted(stats)],
         "final": {"inputs": len(texts), "mean_size": round(sum(map(len, texts)) / len(texts), 2) if texts else 0,
                   "coverage": stats[top_node].coverage},

@@ -80,6 +80,7 @@ class Analysis:
     filter: Filter | None = None
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     probed: tuple[Callable[[Any], Any], ProbeRecorder] | None = None
+    only: frozenset[int] | None = None  # a shard: run only these mutants (kills of others are not sought)
     kills: dict[int, Kill] = field(default_factory=dict)
     reached: set[int] = field(default_factory=set)
     executions: list[int] = field(default_factory=list)
@@ -137,6 +138,8 @@ class Analysis:
                 reachable = chosen
             static_alive = [i for i in self._static if i not in kills]
             sel.run = sorted(reachable + static_alive) if static_alive else reachable
+        if self.only is not None:
+            sel.run = [i for i in sel.run if i in self.only]
         chosen = sel.run
         if self.filter is not None:
             keep = self.filter.keep(len(chosen))

@@ -63,10 +63,20 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
         inputs += load_literals(args.value)
     program = Program(target)
     analysis = Analysis(program, pruning=args.opt, timeout=args.timeout)
-    with console.status("running mutants", spinner="dots") as status:
-        for n, item in enumerate(inputs, 1):
-            status.update(f"input {n}/{len(inputs)}: {item.label}")
-            analysis.analyse(item.value, item.label)
+    if args.cluster or args.workers > 1:
+        from mu2py.cluster import executor_for
+        from mu2py.shards import mutate_sharded
+
+        with executor_for(args.workers, args.cluster) as pool, console.status("running mutant shards"):
+            if args.cluster and not args.json:
+                console.print(f"Dask dashboard: {pool.dashboard}")
+            shards = 4 * max(pool.workers, 1)  # a few shards per worker: a slow shard does not idle the rest
+            mutate_sharded(analysis, args.target, _prefixes(args), [(i.label, i.value) for i in inputs], pool, shards)
+    else:
+        with console.status("running mutants", spinner="dots") as status:
+            for n, item in enumerate(inputs, 1):
+                status.update(f"input {n}/{len(inputs)}: {item.label}")
+                analysis.analyse(item.value, item.label)
     report = analysis.report()
     report["inputs"] = [i.label for i in inputs]
     if args.json:
@@ -93,14 +103,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input", nargs="+", metavar="PATH", help="input files or corpus directories")
     p.add_argument("--value", nargs="+", metavar="LITERAL", help="inputs as Python literals")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.add_argument("--workers", type=int, default=1, help="judge shards of mutants on N local processes")
+    p.add_argument("--cluster", metavar="ADDRESS", help="judge shards on Dask: tcp://HOST:8786 or local:N")
     _evaluation_args(p)
     p.set_defaults(run=_mutate)
 
     from mu2py.commands import add_commands
+    from mu2py.regression import add_corpus_command
     from mu2py.score.command import add_score_command
 
     add_commands(sub, _evaluation_args, _prefixes)
     add_score_command(sub)
+    add_corpus_command(sub)
     return parser
 
 

@@ -1,8 +1,11 @@
 """Coverage feedback through slipcover: which lines and branches of the target a run reached first.
 
-Slipcover reports only locations it has never seen before (on 3.11 its probes are
-removed once seen), which is exactly the question a fuzzer asks: did this input add
-coverage?  It does not answer "what did this input reach" — mutation sites are answered
+Slipcover reports only locations it has never seen before, which is exactly the question
+a fuzzer asks: did this input add coverage?  On Python < 3.12 it also de-instruments on
+its own (a probe that keeps firing after its line was seen), *moving* everything seen
+since the last collection into `all_seen`; `collect` reads both, so every location is
+reported exactly once, whatever runs between two collections.  It does not answer "what
+did this input reach" — mutation sites are answered
 by the probes of `mu2py.mutants.probes` instead.
 """
 
@@ -34,14 +37,20 @@ class CoverageMap:
         return self._sci.instrument(code)
 
     def collect(self) -> int:
-        """Absorb what ran since the last call; return how many locations are new."""
+        """Absorb what ran since the last call (de-instrumented locations included); return how many are new."""
+        sci = self._sci
+        found = [(f, item) for f, items in sci._get_newly_seen().items() for item in items]
+        moved = getattr(sci, "all_seen", None)
+        if moved:
+            with sci.lock:
+                found.extend((f, item) for f, items in moved.items() for item in items)
+                # this map owns its Slipcover and never asks it for a report: `all_seen` is only a hand-over
+                moved.clear()
         fresh = 0
-        for filename, items in self._sci._get_newly_seen().items():
-            for item in items:
-                key = (filename, item)
-                if key not in self.seen:
-                    self.seen.add(key)
-                    fresh += 1
+        for key in found:
+            if key not in self.seen:
+                self.seen.add(key)
+                fresh += 1
         return fresh
 
     def __len__(self) -> int:

@@ -63,7 +63,12 @@ def fresh(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
+_alarm_live = False  # True only while a run's own code executes: a late alarm after that is ignored
+
+
 def _on_alarm(signum: int, frame: Any) -> None:
+    if not _alarm_live:
+        return
     # an exception raised inside a gc callback or __del__ is swallowed by the interpreter:
     # re-arm so that a looping mutant is interrupted again shortly after
     signal.setitimer(signal.ITIMER_REAL, 0.05)
@@ -76,24 +81,33 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResul
     The timeout interrupts pure-Python code through SIGALRM (main thread only); code stuck
     inside C is stopped by the worker watchdog of `mu2py.workers` instead.
     """
+    global _alarm_live
     arg = fresh(value)
     use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
     previous = None
     if use_alarm:
         previous = signal.signal(signal.SIGALRM, _on_alarm)
+        _alarm_live = True
         signal.setitimer(signal.ITIMER_REAL, timeout)
     start = time.perf_counter()
     try:
-        output = fn(arg)
+        try:
+            output = fn(arg)
+        finally:
+            _alarm_live = False  # the re-armed alarm may still fire below: it must not raise there
         status = Status.OK
         error: BaseException | None = None
     except Timeout as exc:
+        _alarm_live = False
         status, output, error = Status.TIMEOUT, None, exc
     except KeyboardInterrupt:
+        _alarm_live = False
         raise
     except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are outcomes too
+        _alarm_live = False
         status, output, error = Status.EXCEPTION, None, exc
     finally:
+        _alarm_live = False
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)

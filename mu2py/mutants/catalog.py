@@ -67,6 +67,20 @@ def discover(target: Target, skip_patterns: tuple[str, ...] = ()) -> tuple[
     return mutants, parsed, sites, entries
 
 
+_LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString, cst.Name)
+
+
+def _effect_free(node: cst.CSTNode | None) -> bool:
+    """True for expressions whose evaluation cannot run user code: names, literals, and tuples/lists of them."""
+    if isinstance(node, _LITERALS):
+        return True
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return all(_effect_free(e.value) for e in node.elements if isinstance(e, cst.Element))
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.expression, (cst.Integer, cst.Float, cst.Imaginary))
+    return False
+
+
 def _evaluator(site: Site, found: FoundMutation) -> Any:
     """How a probe tells whether this mutant is infected at its site (see SiteTable)."""
     node = found.mutated_node
@@ -83,7 +97,9 @@ def _evaluator(site: Site, found: FoundMutation) -> Any:
     if site.kind in ("ret", "val") and found.operator in ("return_value", "assign_value"):
         original_value = getattr(found.original_node, "value", None)
         is_none = isinstance(original_value, cst.Name) and original_value.value == "None"
-        return "always" if is_none else "notnone"
+        # `x = f()` -> `x = None` also skips the call: equal values prove nothing when evaluating
+        # the original expression can have effects (calls, attribute and item access may run code)
+        return "notnone" if not is_none and _effect_free(original_value) else "always"
     return "always"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -113,6 +114,8 @@ def score(spec: SuiteSpec, config: ScoreConfig,
           on_progress: Callable[[ScoreRun, str], None] | None = None) -> ScoreRun:
     """Score the suite of `spec` against every mutant of its modules (see the module docstring)."""
     start = time.perf_counter()
+    # test ids must be the same in every worker: parametrizing over a set orders it by string hashes
+    os.environ.setdefault("PYTHONHASHSEED", "0")
     program = build_program(spec)
     state = ScoreRun(program)
     cache = VerdictCache(config.cache)
@@ -220,7 +223,10 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
             state.cached += 1
             continue
         if index in program.static:
-            units.append(_isolated_unit(index, state, config))
+            everything = sorted(range(len(state.tests)), key=lambda t: rank[t])
+            units.append({"kind": "reexec", "index": index, "tests": [
+                (state.tests[t]["nodeid"], round(config.timeout_factor * state.tests[t]["seconds"]
+                                                 + config.min_timeout, 3)) for t in everything]})
             continue
         scope = _scope_key(m.module, m.scope)
         if any(scope == u or scope.startswith(u + ".") for u in unprobed):

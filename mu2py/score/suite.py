@@ -6,6 +6,7 @@ inside pytest's run loop (see `host`), so that every unit reuses the collected i
 - `baseline`: run every test on the original with probes swapped in; per test, its
   outcome, time, the mutation sites it reached and the mutants it infected;
 - `mutant`: swap one mutant's code in, run the given tests (fast first) until one fails;
+- `reexec`: a module-level mutant, its module body re-run in the live namespace;
 - `isolated`: run the suite in a fresh interpreter with the mutated module imported from
   source (module-level mutants, and mutants whose code cannot be swapped).
 
@@ -223,18 +224,68 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
     try:
         for nodeid, timeout in unit["tests"]:
             run += 1
-            outcome = run_test(state.items[nodeid], timeout)
+            outcome = run_test(_item(state, nodeid), timeout)
             if outcome != "passed":
                 verdict = {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid}
                 break
     finally:
         swap.restore()
     verdict["tests_run"] = run
-    if verdict["status"] == "killed" and run_test(state.items[verdict["killed_by"]], None) != "passed":
+    if verdict["status"] == "killed" and run_test(_item(state, verdict["killed_by"]), None) != "passed":
         # the test fails on the restored original too: the mutant corrupted shared state in this worker
         request_restart()
         return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
     return verdict
+
+
+def reexec(unit: dict[str, Any]) -> dict[str, Any]:
+    """A module-level mutant in-process: run the mutated module body in the live module's namespace.
+
+    Functions keep that namespace as their globals, so module constants the mutant changes
+    are seen by every existing reference; a kill is therefore real.  Anything else (another
+    module's `from m import NAME`, old class objects, default values) may still hold the
+    original, so a survivor here is only a candidate: it is confirmed in a fresh interpreter.
+    """
+    state = _state()
+    program = state.program
+    assert program is not None
+    m = program.mutants[unit["index"]]
+    module = sys.modules[m.module]
+    try:
+        code = compile(program.mutant_source(m.id), m.file, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return {"status": "killed", "killed_by": f"<compile error: {exc.msg}>", "tests_run": 0}
+    saved = dict(vars(module))
+    run = 0
+    verdict: dict[str, Any] = {"status": "isolate", "why": "survived in-process; confirming in a fresh interpreter"}
+    try:
+        try:
+            exec(code, vars(module))
+        except Exception as exc:  # noqa: BLE001 - a module body that raises fails every importer
+            return {"status": "killed", "killed_by": f"<import raised {type(exc).__name__}>", "tests_run": 0}
+        for nodeid, timeout in unit["tests"]:
+            run += 1
+            outcome = run_test(_item(state, nodeid), timeout)
+            if outcome != "passed":
+                verdict = {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid}
+                break
+    finally:
+        vars(module).clear()
+        vars(module).update(saved)
+        state.swaps[m.module].clear_caches()
+    verdict["tests_run"] = run
+    if verdict["status"] == "killed" and run_test(_item(state, verdict["killed_by"]), None) != "passed":
+        request_restart()
+        return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
+    return verdict
+
+
+def _item(state: _Host, nodeid: str) -> Any:
+    try:
+        return state.items[nodeid]
+    except KeyError:
+        raise RuntimeError(f"test {nodeid} is not collected in this worker: test ids differ between "
+                           "processes (parametrized over an unordered set?)") from None
 
 
 _INJECT = '''
@@ -288,7 +339,7 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
 
 
 UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "baseline": baseline, "mutant": mutant, "isolated": isolated,
+    "baseline": baseline, "mutant": mutant, "reexec": reexec, "isolated": isolated,
 }
 
 

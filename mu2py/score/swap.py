@@ -110,7 +110,7 @@ class CodeSwap:
         for fn, code in plan:
             self._taken.append((fn, fn.__code__))
             fn.__code__ = code
-        self._clear_caches()
+        self.clear_caches()
         return len(plan)
 
     def apply_best_effort(self, replacement: types.CodeType) -> list[str]:
@@ -130,10 +130,11 @@ class CodeSwap:
                 for fn in fits:
                     self._taken.append((fn, fn.__code__))
                     fn.__code__ = code
-        self._clear_caches()
+        self.clear_caches()
         return skipped
 
-    def _clear_caches(self) -> None:
+    def clear_caches(self) -> None:
+        """Empty the memo caches of the module's functions (they may hold a mutant's answers)."""
         for cached in self._caches:
             cached.cache_clear()
 
@@ -144,4 +145,4 @@ class CodeSwap:
         while self._taken:
             fn, code = self._taken.pop()
             fn.__code__ = code
-        self._clear_caches()
+        self.clear_caches()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import keyword
-from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Transformer
@@ -13,7 +12,7 @@ from lark.indenter import DedentError, Indenter
 import grammars
 from targets.chocopy import nodes as n
 
-GRAMMAR_PATH = Path(grammars.__file__).resolve().parent / "chocopy.lark"
+GRAMMAR_PATH = grammars.path("chocopy.lark")
 MAX_INT = 2147483647
 RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) - {"_"}
 
@@ -354,24 +353,26 @@ def _check_id(tok: Token) -> Token:
     return tok
 
 
-_PARSER: Lark | None = None
 _INDENTER = ChocoPyIndenter()
+_TO_AST = _ToAst()
+_LEXER_CALLBACKS = {"ID": _check_id}
+
+
+def _shared() -> grammars.SharedParser:
+    # the LALR tables live in `grammars`, outside the mutated package, so that a mutant copy
+    # of this module does not rebuild them; the callbacks passed to each parse are this copy's
+    return grammars.shared_lalr(
+        GRAMMAR_PATH,
+        always_accept=tuple(_INDENTER.always_accept),
+        callback_terminals=tuple(_LEXER_CALLBACKS),
+        keep_all_tokens=True,
+        maybe_placeholders=False,
+    )
 
 
 def get_lark() -> Lark:
-    """Return the module's LALR parser (built once, on first use)."""
-    global _PARSER
-    if _PARSER is None:
-        _PARSER = Lark(
-            GRAMMAR_PATH.read_text(),
-            parser="lalr",
-            postlex=_INDENTER,
-            keep_all_tokens=True,
-            maybe_placeholders=False,
-            transformer=_ToAst(),
-            lexer_callbacks={"ID": _check_id},
-        )
-    return _PARSER
+    """Return the LALR parser of grammars/chocopy.lark (its tables are built once per process)."""
+    return _shared().lark
 
 
 def _syntax_error(exc: LarkError) -> ChocoPySyntaxError:
@@ -400,10 +401,11 @@ def parse(source: str, python_locations: bool = False) -> n.Program:
     """
     if not source.endswith("\n"):
         source += "\n"
-    lark = get_lark()
     _INDENTER.text_len = len(source)
     try:
-        program: n.Program = lark.parse(source)
+        program: n.Program = _shared().parse(
+            source, transformer=_TO_AST, postlex=_INDENTER, lexer_callbacks=_LEXER_CALLBACKS
+        )
     except ChocoPySyntaxError:
         raise
     except LarkError as exc:

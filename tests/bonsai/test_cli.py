@@ -131,3 +131,82 @@ def test_module_entry_point_and_help():
 def test_split_inputs_keeps_empty_and_multiline_inputs():
     text = "# --- input 1 ---\n\n# --- input 2 ---\na\n  b\n\n# --- input 3 ---\nx\n"
     assert split_inputs(text) == ["", "a\n  b\n", "x"]
+
+
+BAD_GRAMMARS = {
+    "SYNTAX": 'start: "a" b\nb: ::\n',
+    "UNPRODUCTIVE": 'start: "a" | b\nb: "(" b ")"\n',
+    "CYCLE": 'start: x\nx: "a" y | "b" y\ny: "(" x ")"\n',
+    "BADREGEX": "start: A\nA: /[/\n",
+    "EMPTY": "// nothing but a comment\n",
+}
+
+
+def _bad_args(tmp_path, args):
+    out = []
+    for a in args:
+        if a in BAD_GRAMMARS:
+            path = tmp_path / f"{a.lower()}.lark"
+            path.write_text(BAD_GRAMMARS[a])
+            a = str(path)
+        out.append(str(GRAMMARS / "json.lark") if a == "JSON" else str(tmp_path) if a == "DIR" else a)
+    return out
+
+
+def _one_line_exit_2(capsys, argv):
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse usage errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code == 2, err
+    assert out == "" and "Traceback" not in err
+    assert err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["SYNTAX"], "Expecting a value, at line 2 column 4"),
+        (["UNPRODUCTIVE"], "rule 'b' cannot terminate within any bounds"),
+        (["CYCLE"], "rule 'x' cannot terminate within any bounds"),
+        (["BADREGEX"], "terminal A has an invalid regular expression /[/"),
+        (["EMPTY"], "defines no rules"),
+        (["DIR"], "is a directory"),
+    ],
+)
+def test_sample_bad_grammar_one_line_exit_2(capsys, tmp_path, args, message):
+    err = _one_line_exit_2(capsys, ["sample", *_bad_args(tmp_path, args), "--bounds", "1,1,1"])
+    assert message in err
+
+
+RUN = ["--target", "targets.json_decoder.driver:parse", "--node-trials", "2"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["SYNTAX", "--bounds", "1,1,1"], "Expecting a value, at line 2 column 4"),
+        (["JSON", "--bounds", "1,1,1", "--start", "nope"], "unknown start rule 'nope'"),
+        (["JSON", "--bounds", "1,0,1"], "lattice bounds must all be >= 1"),
+        (["JSON", "--bounds", "0,1,1"], "--bounds"),
+        (["JSON", "--bounds", "1,1,-1"], "--bounds"),
+        (["UNPRODUCTIVE", "--bounds", "2,2,2"], "rule 'b' cannot terminate within any bounds"),
+        (["BADREGEX", "--bounds", "1,1,1"], "terminal A has an invalid regular expression"),
+        (["JSON", "--bounds", "1,1,1", "--workers", "0"], "--workers"),
+        (["/no/such.lark", "--bounds", "1,1,1"], "grammar file not found"),
+    ],
+)
+def test_run_bad_input_one_line_exit_2(capsys, tmp_path, args, message):
+    err = _one_line_exit_2(capsys, ["run", *_bad_args(tmp_path, args), *RUN, "--out", str(tmp_path / "out")])
+    assert message in err
+    assert not (tmp_path / "out").exists()  # rejected before anything ran
+
+
+@pytest.mark.parametrize("trials", ["0", "-3", "x"])
+def test_run_rejects_non_positive_node_trials(capsys, tmp_path, trials):
+    err = _one_line_exit_2(capsys, ["run", str(GRAMMARS / "json.lark"), "--bounds", "1,1,1", "--target",
+                                    "targets.json_decoder.driver:parse", "--node-trials", trials, "--out",
+                                    str(tmp_path / "o")])
+    assert "--node-trials" in err

@@ -252,3 +252,19 @@ def test_start_variants_are_shared():
     b = BoundedGenerator(g, Bounds(2, 2, 2), start="pair")
     assert a.grammar is b.grammar and a.core is b.core and a.start == "pair"
     assert ":" in a.generate(random.Random(0)).text
+
+
+def test_rule_that_cannot_terminate_is_named():
+    from bonsai.grammar import GrammarLoadError
+
+    with pytest.raises(GrammarLoadError, match="rule 'b' cannot terminate") as info:
+        BoundedGenerator(load_grammar('start: "a" | b\nb: "(" b ")"\n'), Bounds(3, 3, 3))
+    assert "\n" not in str(info.value)
+    # the rule on the cycle is named, not the start rule that merely uses it
+    with pytest.raises(GrammarLoadError, match="rule 'x' cannot terminate"):
+        BoundedGenerator(load_grammar('start: x\nx: "a" y | "b" y\ny: "(" x ")"\n'), Bounds(1, 1, 1))
+    with pytest.raises(GrammarLoadError, match="rule 'start' cannot terminate"):
+        BoundedGenerator(load_grammar('start: start "a"\n'), Bounds(1, 1, 1))
+    # an unproductive rule that the start rule never reaches is no obstacle
+    gen = BoundedGenerator(load_grammar('start: "a"\nloop: "(" loop ")"\n'), Bounds(1, 1, 1))
+    assert gen.generate(random.Random(0)).text == "a"

@@ -138,3 +138,23 @@ def test_needs_space_between_word_tokens_only():
     assert not g.needs_space("a", "=")
     assert not g.needs_space("(", "a")
     assert g.needs_space("<", "=")  # "<" "=" would lex as "<="
+
+
+def test_bad_terminal_regex_empty_grammar_and_directory(tmp_path):
+    bad = tmp_path / "re.lark"
+    bad.write_text("start: A\nA: /[/\n")
+    with pytest.raises(GrammarLoadError, match=r"terminal A has an invalid regular expression /\[/: unterminated"):
+        load_grammar(bad)
+    with pytest.raises(GrammarLoadError, match="invalid regular expression"):
+        load_grammar('start: "a"\n%ignore /(/\n')
+    with pytest.raises(GrammarLoadError, match="defines no rules"):
+        load_grammar("// nothing\n")
+    with pytest.raises(GrammarLoadError, match="is a directory"):
+        load_grammar(tmp_path)
+
+
+def test_syntax_error_carries_larks_message_and_location(tmp_path):
+    bad = tmp_path / "bad.lark"
+    bad.write_text('start: "a" b\nb: ::\n')
+    with pytest.raises(GrammarLoadError, match=r"bad\.lark: Expecting a value, at line 2 column 4"):
+        load_grammar(bad)

@@ -71,3 +71,32 @@ def test_random_filter_is_seeded(sort_program):
         _, reached, infected = a.run_original([4, 3, 2, 1])
         picks.append(a.select(reached, infected).run)
     assert picks[0] == picks[1] and len(picks[0]) == 3
+
+
+SIDE_EFFECTS = {
+    "__init__.py": "",
+    "mod.py": (
+        "STATE = []\n\n\ndef record(n):\n    STATE.append(n)\n\n\n"
+        "def run(n):\n    STATE.clear()\n    r = record(n)\n    return list(STATE)\n"
+    ),
+    "drivers.py": (
+        "from hypothesis import strategies as st\nfrom mu2py import driver\nfrom sidefx_pkg import mod\n\n\n"
+        "@driver(st.integers(0, 3))\ndef drive(n):\n    return mod.run(n)\n"
+    ),
+}
+
+
+def test_assignment_of_a_call_to_none_is_not_pruned(tmp_path, monkeypatch):
+    """`r = record(n)` -> `r = None` also skips the call's effect: equal values (None) must not prune it."""
+    from mu2py.mutants.catalog import Program
+    from mu2py.target import resolve_target
+
+    (tmp_path / "sidefx_pkg").mkdir()
+    for name, text in SIDE_EFFECTS.items():
+        (tmp_path / "sidefx_pkg" / name).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    program = Program(resolve_target("sidefx_pkg.drivers:drive"))
+    index = next(i for i, m in enumerate(program.mutants) if m.mutated == "r = None")
+    analysis = Analysis(program, pruning="infection", timeout=1.0)
+    analysis.analyse(2, "2")
+    assert analysis.kills[index].reason is KillReason.OUTPUT

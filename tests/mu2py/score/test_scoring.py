@@ -57,7 +57,9 @@ def test_verdicts_on_the_sample(first):
     assert survivor["status"] == "survived" and survivor["tests_run"] == 1
     assert "-        self._n = start" in survivor["diff"]
     static = m[("core.py", 6, "constant", "101")]
-    assert static["mode"] == "isolated" and static["status"] == "killed"  # module-level: fresh interpreter
+    assert static["mode"] == "reexec" and static["status"] == "killed"  # module body re-run in place
+    default = m[("core.py", 32, "constant", "1")]  # `start=0`: old function objects keep the old default
+    assert default["mode"] == "isolated" and default["status"] == "survived"
     crash = [x for x in first["mutants"] if x["line"] == 53 and x["operator"] == "negate_cond"]
     assert crash and crash[0]["status"] == "killed" and "exit code 70" in crash[0]["killed_by"]
     assert not any(x["line"] == 49 for x in first["mutants"])  # `# pragma: no mutate`
