@@ -165,6 +165,7 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output directory (resumed when it holds a previous run)")
     p.add_argument("--seed", type=_non_negative, default=0)
     p.add_argument("--workers", type=_positive, default=1, help="nodes of one generation run on N processes")
+    p.add_argument("--cluster", metavar="ADDRESS", help="run the nodes on Dask: tcp://HOST:8786 or local:N")
     p.add_argument("--start", help="start rule (default: start)")
     p.add_argument("--guidance", choices=("coverage", "mutation"), default="coverage",
                    help="feedback at each node: coverage (Bonsai) or mutants killed (mu2py)")
@@ -177,15 +178,24 @@ def run_run(args: argparse.Namespace) -> int:
     from mu2py.commands import parse_duration
     from mu2py.errors import UserError
 
+    cluster = None
     try:
         seconds = parse_duration(args.node_time) if args.node_time else None
+        if args.cluster:
+            from mu2py.cluster import DaskExecutor
+
+            cluster = DaskExecutor(args.cluster)
+            print(f"Dask dashboard: {cluster.dashboard}", file=sys.stderr, flush=True)
         summary = run_lattice(
             args.grammar, args.target, args.bounds, trials=args.node_trials, seconds=seconds, seed=args.seed,
             out=Path(args.out), workers=args.workers, start=args.start, guidance=args.guidance,
-            progress=lambda line: print(line, file=sys.stderr, flush=True),
+            progress=lambda line: print(line, file=sys.stderr, flush=True), cluster=cluster,
         )
     except (UserError, GrammarLoadError) as exc:
         raise CliError(str(exc)) from None
+    finally:
+        if cluster is not None:
+            cluster.close()
     final = summary["final"]
     print(f"final corpus: {final['inputs']} inputs, mean size {final['mean_size']} chars, "
           f"coverage {final['coverage']} -> {Path(args.out) / 'final'}")

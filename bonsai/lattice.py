@@ -139,12 +139,47 @@ def run_node(grammar_path: str, target_spec: str, node: Node, seeds: list[tuple[
     return stats, corpus
 
 
+def remote_node(job: tuple[Any, ...]) -> tuple[NodeStats, list[tuple[int, ...]]]:
+    """Run a node on a cluster worker: its files go to a scratch folder there, its results come back as data."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bonsai-node-") as scratch:
+        return run_node(*job[:7], Path(scratch), *job[8:])
+
+
+def _run_jobs(jobs: list[tuple[Any, ...]], workers: int, cluster: Any) -> list[tuple[NodeStats, list[Any]]]:
+    """Run one generation's nodes: on a Dask cluster, on local processes, or here."""
+    if cluster is not None:
+        results: list[Any] = [None] * len(jobs)
+        remote = []
+        for i, job in enumerate(jobs):
+            if (_node_dir(job[7], job[2]) / "done.json").is_file():
+                results[i] = run_node(*job)  # finished in an earlier run: read back, nothing to compute
+            else:
+                remote.append(i)
+        for k, (stats, corpus) in cluster.map_unordered(remote_node, [jobs[i] for i in remote]):
+            i = remote[k]
+            # the client keeps the resumable record, as a local node would have written it
+            write_json(_node_dir(jobs[i][7], jobs[i][2]) / "done.json",
+                       {"stats": asdict(stats), "corpus": [list(c) for c in corpus]})
+            results[i] = (stats, corpus)
+        return results
+    if workers > 1 and len(jobs) > 1:
+        import multiprocess
+
+        with multiprocess.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+            return list(pool.starmap(run_node, jobs))
+    return [run_node(*job) for job in jobs]
+
+
 def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int | None = None,
                 seconds: float | None = None, seed: int = 0, out: Path, workers: int = 1,
                 start: str | None = None, guidance: str = "coverage",
-                progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+                progress: Callable[[str], None] | None = None, cluster: Any = None) -> dict[str, Any]:
     """Run the whole lattice up to `top`; write per-node corpora, lattice.json and final/ under `out`.
 
+    `cluster`: an executor with `map_unordered` (e.g. `mu2py.cluster.DaskExecutor`) that runs the
+    nodes of a generation; nodes then need nothing of this machine but the installed packages.
     Raises ValueError for bounds under 1, GrammarLoadError for a grammar that cannot be used,
     UserError for a target that cannot be loaded (each with a one-line message).
     """
@@ -171,13 +206,7 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
             node_seed = seed * 1_000_003 + node[0] * 10_007 + node[1] * 101 + node[2]
             jobs.append((grammar_path, target_spec, node, seeds, trials, seconds, node_seed, out, start,
                          guidance, modules))
-        if workers > 1 and len(jobs) > 1:
-            import multiprocess
-
-            with multiprocess.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
-                results = pool.starmap(run_node, jobs)
-        else:
-            results = [run_node(*job) for job in jobs]
+        results = _run_jobs(jobs, workers, cluster)
         for job, (node_stats, corpus) in zip(jobs, results, strict=True):
             node = job[2]
             corpora[node] = corpus  # already sorted by size ascending: passed upward in that order

@@ -9,13 +9,36 @@ Dask is optional: without it, `--cluster` says how to install it.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from mu2py.errors import UserError
-from mu2py.executors import InProcess, Processes, executor
+from mu2py.executors import InProcess, Lost, Processes, executor
 
 INSTALL_HINT = "--cluster needs Dask: pip install 'mu2py[dask]' (or pip install 'dask[distributed]')"
+
+
+_LOCAL: Processes | None = None
+_LOCAL_LOCK = threading.Lock()
+
+
+def in_local_process(payload: tuple[Callable[[Any], Any], Any]) -> Any:
+    """Run `fn(unit)` in a child process of this Dask worker (kept for the next task).
+
+    Dask runs tasks in threads, where SIGALRM timeouts cannot interrupt a looping mutant, and a
+    crashing mutant would take the worker with it; the child has a main thread of its own and
+    dies alone.  A lost unit raises, so that Dask retries it elsewhere.
+    """
+    global _LOCAL
+    fn, unit = payload
+    with _LOCAL_LOCK:  # one child per worker process: tasks of a multi-threaded worker take turns
+        if _LOCAL is None:
+            _LOCAL = Processes(1, retries=0)
+        [(_, result)] = list(_LOCAL.map_unordered(fn, [unit]))
+    if isinstance(result, Lost):
+        raise RuntimeError(f"unit lost in a worker's child process: {result.reason}")
+    return result
 
 
 class DaskExecutor:
@@ -50,12 +73,20 @@ class DaskExecutor:
 
     def map_unordered(
         self, fn: Callable[[Any], Any], units: Sequence[Any], *, deadline: float | Callable[[Any], float] | None = None,
-        on_wait: Callable[[], None] | None = None,
+        on_wait: Callable[[], None] | None = None, isolate: bool = True,
     ) -> Iterator[tuple[int, Any]]:
-        """Submit every unit as a task; yield `(index, result)` as tasks finish (each index once)."""
+        """Submit every unit as a task; yield `(index, result)` as tasks finish (each index once).
+
+        With `isolate` (the default) a task runs its unit in a child process of the worker
+        (see `in_local_process`); units that manage their own processes pass False.
+        """
         from distributed import as_completed
 
-        futures = [self.client.submit(fn, unit, pure=False, retries=self.retries) for unit in units]
+        if isolate:
+            futures = [self.client.submit(in_local_process, (fn, unit), pure=False, retries=self.retries)
+                       for unit in units]
+        else:
+            futures = [self.client.submit(fn, unit, pure=False, retries=self.retries) for unit in units]
         index_of = {future.key: index for index, future in enumerate(futures)}
         done: set[int] = set()
         for future in as_completed(futures):

@@ -134,10 +134,12 @@ def _score(args: argparse.Namespace, console: Console) -> int:
                      sys_path=tuple(sys_path), skip_patterns=tuple(config.get("skip_lines", [])))
     cache = None if args.no_cache else Path(args.cache) if args.cache else root / ".mu2py-cache" / "score.json"
     score_config = ScoreConfig(workers=args.workers, pruning=args.opt, timeout_factor=args.timeout_factor,
-                               cache=cache)
+                               cache=cache, cluster=args.cluster)
     live_wanted = console.is_terminal and not args.json
 
     def line(state: Any, phase: str) -> str:
+        if phase.startswith("Dask"):
+            console.print(phase)
         done = len(state.verdicts)
         return f"[{phase}] {done}/{len(state.program.mutants)} mutants judged ({state.cached} from cache)"
 
@@ -183,6 +185,7 @@ def add_score_command(sub: Any) -> None:
     p.add_argument("--tests", nargs="+", metavar="TESTS", help="test paths given to pytest (default: pytest's own)")
     p.add_argument("--root", default=".", help="project root: pytest runs here (default: current directory)")
     p.add_argument("--workers", type=int, default=1, help="worker processes running mutants")
+    p.add_argument("--cluster", metavar="ADDRESS", help="run mutants on Dask: tcp://HOST:8786 or local:N")
     p.add_argument("--timeout-factor", type=float, default=10.0, help="a test's timeout is F x its baseline time + 1s")
     p.add_argument("--opt", choices=("execution", "infection"), default="infection", help="pruning (default: both)")
     p.add_argument("--skip", nargs="+", metavar="GLOB", help="module names or files not to mutate")

@@ -37,6 +37,8 @@ class ScoreConfig:
     timeout_factor: float = 10.0
     min_timeout: float = 1.0
     cache: Path | None = None
+    cluster: str | None = None  # a Dask address (tcp://HOST:PORT or local:N): units travel in shards
+    shard_size: int = 25
 
 
 @dataclass
@@ -124,8 +126,9 @@ def score(spec: SuiteSpec, config: ScoreConfig,
     keys = [_digest(hashes[m.module], m.id, digest) for m in program.mutants]
     progress = (lambda phase: on_progress(state, phase)) if on_progress else (lambda phase: None)
 
-    with Processes(max(1, config.workers), initializer=_host_entry, initargs=(spec,), hosting=True,
-                   retries=0) as pool:
+    with _pool(spec, config) as pool:
+        if config.cluster:
+            progress(f"Dask dashboard {pool.dashboard}")
         progress("baseline")
         base_start = time.perf_counter()
         [(_, base)] = list(pool.map_unordered(run_unit, [{"kind": "baseline"}]))
@@ -178,6 +181,65 @@ def score(spec: SuiteSpec, config: ScoreConfig,
     state.seconds = time.perf_counter() - start
     progress("done")
     return state
+
+
+def _pool(spec: SuiteSpec, config: ScoreConfig) -> Any:
+    if config.cluster:
+        from mu2py.cluster import DaskExecutor
+
+        return ShardedPool(DaskExecutor(config.cluster), spec, config.shard_size)
+    return _local_pool(spec, config.workers)
+
+
+def _local_pool(spec: SuiteSpec, workers: int) -> Processes:
+    return Processes(max(1, workers), initializer=_host_entry, initargs=(spec,), hosting=True, retries=0)
+
+
+_SHARD_POOLS: dict[SuiteSpec, Processes] = {}
+
+
+def score_shard(shard: dict[str, Any]) -> list[Any]:
+    """Run a shard of units on this machine, in a hosted worker kept for later shards (one cluster task)."""
+    spec = shard["spec"]
+    pool = _SHARD_POOLS.get(spec)
+    if pool is None:
+        for old in _SHARD_POOLS.values():
+            old.close()
+        _SHARD_POOLS.clear()
+        pool = _SHARD_POOLS[spec] = _local_pool(spec, 1)
+    results = dict(pool.map_unordered(run_unit, shard["units"], deadline=_deadline))
+    return [results[i] for i in range(len(shard["units"]))]
+
+
+class ShardedPool:
+    """Presents a cluster executor as a pool of score workers: units go out in shards, results come back per unit."""
+
+    def __init__(self, outer: Any, spec: SuiteSpec, size: int) -> None:
+        self.outer = outer
+        self.spec = spec
+        self.size = max(1, size)
+        self.workers = outer.workers
+
+    @property
+    def dashboard(self) -> str:
+        """The cluster's dashboard link."""
+        return str(self.outer.dashboard)
+
+    def map_unordered(self, fn: Callable[[Any], Any], units: list[Any], **_: Any) -> Any:
+        """Yield `(index, result)` per unit; `fn` is always `run_unit`, run by `score_shard` on the cluster."""
+        size = min(self.size, max(1, len(units) // (2 * self.workers) or 1))  # a few shards per worker at least
+        shards = [units[k:k + size] for k in range(0, len(units), size)]
+        # score_shard hosts its own worker process on the cluster machine: no second layer of isolation
+        for s, results in self.outer.map_unordered(score_shard, [{"spec": self.spec, "units": u} for u in shards],
+                                                   isolate=False):
+            for j, result in enumerate(results):
+                yield s * size + j, result
+
+    def __enter__(self) -> ShardedPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.outer.close()
 
 
 def _host_entry(spec: SuiteSpec, serve: Callable[[], None]) -> None:
