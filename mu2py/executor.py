@@ -87,11 +87,12 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResul
     previous = None
     if use_alarm:
         previous = signal.signal(signal.SIGALRM, _on_alarm)
-        _alarm_live = True
         signal.setitimer(signal.ITIMER_REAL, timeout)
     start = time.perf_counter()
     try:
         try:
+            # live only inside the try: an alarm left over from an earlier run is ignored before it
+            _alarm_live = use_alarm
             output = fn(arg)
         finally:
             _alarm_live = False  # the re-armed alarm may still fire below: it must not raise there

@@ -204,38 +204,50 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     return {"tests": tests, "unprobed": unprobed}
 
 
+def _compiled(state: _Host, index: int) -> tuple[Any, Any]:
+    """The mutant record and its compiled module code, or a compile-error verdict in place of the code."""
+    program = state.program
+    assert program is not None
+    m = program.mutants[index]
+    try:
+        return m, compile(program.mutant_source(m.id), m.file, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return m, {"status": "killed", "killed_by": f"<compile error: {exc.msg}>", "tests_run": 0}
+
+
+def _run_tests(state: _Host, tests: list[tuple[str, float]], survived: dict[str, Any]) -> dict[str, Any]:
+    """Run `tests` (node id, timeout) until one fails or times out; `survived` is the verdict if none does."""
+    for run, (nodeid, timeout) in enumerate(tests, start=1):
+        outcome = run_test(_item(state, nodeid), timeout)
+        if outcome != "passed":
+            return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid, "tests_run": run}
+    return dict(survived, tests_run=len(tests))
+
+
+def _checked(state: _Host, verdict: dict[str, Any]) -> dict[str, Any]:
+    """A kill stands only if its test passes on the restored original; else this worker's state is corrupt."""
+    if verdict["status"] == "killed" and run_test(_item(state, verdict["killed_by"]), None) != "passed":
+        request_restart()
+        return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
+    return verdict
+
+
 def mutant(unit: dict[str, Any]) -> dict[str, Any]:
     """Run one mutant against `unit["tests"]` (nodeids with timeouts) until a test fails or times out."""
     state = _state()
-    program = state.program
-    assert program is not None
-    m = program.mutants[unit["index"]]
-    try:
-        code = compile(program.mutant_source(m.id), m.file, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return {"status": "killed", "killed_by": f"<compile error: {exc.msg}>", "tests_run": 0}
+    m, code = _compiled(state, unit["index"])
+    if isinstance(code, dict):
+        return code
     swap = state.swaps[m.module]
     try:
         swap.apply(code)
     except SwapError as exc:
         return {"status": "isolate", "why": str(exc)}
-    run = 0
-    verdict: dict[str, Any] = {"status": "survived", "killed_by": None}
     try:
-        for nodeid, timeout in unit["tests"]:
-            run += 1
-            outcome = run_test(_item(state, nodeid), timeout)
-            if outcome != "passed":
-                verdict = {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid}
-                break
+        verdict = _run_tests(state, unit["tests"], {"status": "survived", "killed_by": None})
     finally:
         swap.restore()
-    verdict["tests_run"] = run
-    if verdict["status"] == "killed" and run_test(_item(state, verdict["killed_by"]), None) != "passed":
-        # the test fails on the restored original too: the mutant corrupted shared state in this worker
-        request_restart()
-        return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
-    return verdict
+    return _checked(state, verdict)
 
 
 def reexec(unit: dict[str, Any]) -> dict[str, Any]:
@@ -247,37 +259,23 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
     original, so a survivor here is only a candidate: it is confirmed in a fresh interpreter.
     """
     state = _state()
-    program = state.program
-    assert program is not None
-    m = program.mutants[unit["index"]]
+    m, code = _compiled(state, unit["index"])
+    if isinstance(code, dict):
+        return code
     module = sys.modules[m.module]
-    try:
-        code = compile(program.mutant_source(m.id), m.file, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return {"status": "killed", "killed_by": f"<compile error: {exc.msg}>", "tests_run": 0}
     saved = dict(vars(module))
-    run = 0
-    verdict: dict[str, Any] = {"status": "isolate", "why": "survived in-process; confirming in a fresh interpreter"}
     try:
         try:
             exec(code, vars(module))
         except Exception as exc:  # noqa: BLE001 - a module body that raises fails every importer
             return {"status": "killed", "killed_by": f"<import raised {type(exc).__name__}>", "tests_run": 0}
-        for nodeid, timeout in unit["tests"]:
-            run += 1
-            outcome = run_test(_item(state, nodeid), timeout)
-            if outcome != "passed":
-                verdict = {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid}
-                break
+        candidate = {"status": "isolate", "why": "survived in-process; confirming in a fresh interpreter"}
+        verdict = _run_tests(state, unit["tests"], candidate)
     finally:
         vars(module).clear()
         vars(module).update(saved)
         state.swaps[m.module].clear_caches()
-    verdict["tests_run"] = run
-    if verdict["status"] == "killed" and run_test(_item(state, verdict["killed_by"]), None) != "passed":
-        request_restart()
-        return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
-    return verdict
+    return _checked(state, verdict)
 
 
 def _item(state: _Host, nodeid: str) -> Any:
