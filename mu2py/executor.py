@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -75,6 +76,15 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise Timeout()
 
 
+def _quiet_timeouts(unraisable: Any) -> None:
+    """An unraisable-exception hook that keeps quiet about Timeouts swallowed in gc callbacks (re-armed anyway)."""
+    if not isinstance(unraisable.exc_value, Timeout):
+        _PREVIOUS_HOOK(unraisable)
+
+
+_PREVIOUS_HOOK = sys.unraisablehook
+
+
 def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResult:
     """Call fn(fresh(value)) and classify the outcome; KeyboardInterrupt still stops the caller.
 
@@ -86,6 +96,9 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResul
     use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
     previous = None
     if use_alarm:
+        global _PREVIOUS_HOOK
+        if sys.unraisablehook is not _quiet_timeouts:
+            _PREVIOUS_HOOK, sys.unraisablehook = sys.unraisablehook, _quiet_timeouts
         previous = signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
     start = time.perf_counter()

@@ -16,6 +16,7 @@ guarantee it (a timeout interrupting pytest itself) asks for its worker to be re
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import signal
@@ -56,6 +57,7 @@ class _Host:
     error: str | None = None
     program: Program | None = None
     swaps: dict[str, CodeSwap] = field(default_factory=dict)
+    imported: set[str] | None = None
 
 
 _HOST: _Host | None = None
@@ -269,13 +271,46 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
             exec(code, vars(module))
         except Exception as exc:  # noqa: BLE001 - a module body that raises fails every importer
             return {"status": "killed", "killed_by": f"<import raised {type(exc).__name__}>", "tests_run": 0}
-        candidate = {"status": "isolate", "why": "survived in-process; confirming in a fresh interpreter"}
+        if m.scope == "<module>" and not _bound_names(state, m) & _imported_by_name(state):
+            # a module-level statement whose names nobody imports by value: every use reads the live
+            # namespace, so surviving here is surviving
+            candidate: dict[str, Any] = {"status": "survived", "killed_by": None}
+        else:
+            candidate = {"status": "isolate", "why": "survived in-process; confirming in a fresh interpreter"}
         verdict = _run_tests(state, unit["tests"], candidate)
     finally:
         vars(module).clear()
         vars(module).update(saved)
         state.swaps[m.module].clear_caches()
     return _checked(state, verdict)
+
+
+def _bound_names(state: _Host, m: Any) -> set[str]:
+    """Names bound by the top-level statement holding mutant `m` (empty when it binds none)."""
+    info = next(i for i in state.program.target.modules if i.name == m.module)  # type: ignore[union-attr]
+    for node in ast.parse(info.source).body:
+        if node.lineno <= m.line <= (node.end_lineno or node.lineno):
+            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            return names
+    return set()
+
+
+def _imported_by_name(state: _Host) -> set[str]:
+    """Every name some module under test or test file imports with `from X import NAME` (computed once)."""
+    if state.imported is None:
+        found: set[str] = set()
+        files = [Path(i.file) for i in state.program.target.modules]  # type: ignore[union-attr]
+        files += [p for p in Path(state.spec.root).rglob("*.py") if ".mu2py-cache" not in p.parts]
+        for path in files:
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+            except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+                continue
+            found.update(a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names)
+        state.imported = found
+    return state.imported
 
 
 def _item(state: _Host, nodeid: str) -> Any:

@@ -63,6 +63,8 @@ def test_verdicts_on_the_sample(first):
     crash = [x for x in first["mutants"] if x["line"] == 53 and x["operator"] == "negate_cond"]
     assert crash and crash[0]["status"] == "killed" and "exit code 70" in crash[0]["killed_by"]
     assert not any(x["line"] == 49 for x in first["mutants"])  # `# pragma: no mutate`
+    scale = m[("extra.py", 7, "constant", "4")]  # nobody imports SCALE by name: re-run in place is enough
+    assert scale["status"] == "survived" and scale["mode"] == "reexec"
     assert s["pruned_infection"] >= 2
     assert s["killed"] + s["survived"] + s["timeout"] + s["no_coverage"] == s["total"]
 
