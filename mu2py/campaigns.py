@@ -56,6 +56,35 @@ def run_campaign(unit: dict[str, Any]) -> dict[str, Any]:
             "killed": result.report["summary"]["killed"] if result.report else 0}
 
 
+def remote_campaign(unit: dict[str, Any]) -> dict[str, Any]:
+    """One campaign on a cluster worker: files go to a scratch folder there; the corpus comes back as data."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="mu2py-campaign-") as scratch:
+        local = dict(unit, config=dict(unit["config"], out=Path(scratch)))
+        summary = run_campaign(local)
+        if "error" in summary:
+            return summary
+        corpus = Path(scratch) / "corpus"
+        summary["index"] = json.loads((corpus / "index.json").read_text()) if (corpus / "index.json").is_file() else []
+        summary["files"] = {p.name: p.read_bytes() for p in corpus.iterdir() if p.suffix in (".bin", ".txt")} \
+            if corpus.is_dir() else {}
+        failures = Path(scratch) / "failures"
+        summary["failures"] = {p.name: p.read_bytes() for p in failures.iterdir()} if failures.is_dir() else {}
+        return summary
+
+
+def _store_remote(out: Path, k: int, summary: dict[str, Any]) -> dict[str, Any]:
+    """Write what a remote campaign sent back into its local folder, as a local campaign would have left it."""
+    folder = worker_dir(out, k)
+    for name, data in summary.pop("files").items():
+        write_atomic(folder / "corpus" / name, data)
+    for name, data in summary.pop("failures").items():
+        write_atomic(folder / "failures" / name, data)
+    write_json(folder / "corpus" / "index.json", summary.pop("index"))
+    return summary
+
+
 def progress(out: Path, workers: int) -> list[dict[str, Any]]:
     """The latest stats each campaign has checkpointed (empty dict before its first checkpoint)."""
     rows = []
@@ -127,8 +156,13 @@ def merge(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, worke
 
 
 def run_parallel(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, workers: int,
-                 on_progress: Callable[[list[dict[str, Any]]], None] | None = None) -> tuple[FuzzResult, list[Any]]:
-    """Run `workers` campaigns in parallel, then merge; returns the merged result and per-campaign summaries."""
+                 on_progress: Callable[[list[dict[str, Any]]], None] | None = None,
+                 cluster: Any = None) -> tuple[FuzzResult, list[Any]]:
+    """Run `workers` campaigns in parallel, then merge; returns the merged result and per-campaign summaries.
+
+    With `cluster` (an executor such as `mu2py.cluster.DaskExecutor`) the campaigns run there and
+    send their corpora back as data; they start afresh (a cluster run does not resume campaigns).
+    """
     out = config.out
     if out is None:
         raise ValueError("parallel campaigns need an output directory")
@@ -142,9 +176,13 @@ def run_parallel(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig
                                                 "seconds": config.seconds})
     summaries: list[Any] = [None] * workers
     tick = (lambda: on_progress(progress(out, workers))) if on_progress else None
-    with executor(workers) as pool:
-        for index, summary in pool.map_unordered(run_campaign, units, on_wait=tick):
-            summaries[index] = summary
+    if cluster is not None:
+        for index, summary in cluster.map_unordered(remote_campaign, units, on_wait=tick):
+            summaries[index] = summary if "error" in summary else _store_remote(out, index, summary)
+    else:
+        with executor(workers) as pool:
+            for index, summary in pool.map_unordered(run_campaign, units, on_wait=tick):
+                summaries[index] = summary
     errors = [s["error"] for s in summaries if isinstance(s, dict) and "error" in s]
     if errors:
         raise UserError(errors[0])

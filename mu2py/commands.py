@@ -65,7 +65,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         guidance=args.guidance, split=args.split, pruning=args.opt, filter=args.filter, timeout=args.timeout,
         out=out, initial=initial,
     )
-    if args.workers > 1:
+    if args.workers > 1 or args.cluster:
         return _fuzz_parallel(args, console, config, prefixes(args))
     with console.status("loading target and mutants"):
         fuzzer = Fuzzer(target, config, source=source)
@@ -103,13 +103,23 @@ def _fuzz_parallel(args: argparse.Namespace, console: Console, config: Any, pref
 
     if config.out is None:
         raise UserError("--workers needs --out: each campaign writes its own directory under it")
-    if console.is_terminal and not args.quiet:
-        with Live(_workers_table([{}] * args.workers), console=console, refresh_per_second=2,
-                  transient=True) as live:
-            result, summaries = run_parallel(args.target, prefixes, config, args.workers,
-                                             lambda rows: live.update(_workers_table(rows)))
-    else:
-        result, summaries = run_parallel(args.target, prefixes, config, args.workers)
+    cluster = None
+    if args.cluster:
+        from mu2py.cluster import DaskExecutor
+
+        cluster = DaskExecutor(args.cluster)
+        console.print(f"Dask dashboard: {cluster.dashboard}")
+    try:
+        if console.is_terminal and not args.quiet:
+            with Live(_workers_table([{}] * args.workers), console=console, refresh_per_second=2,
+                      transient=True) as live:
+                result, summaries = run_parallel(args.target, prefixes, config, args.workers,
+                                                 lambda rows: live.update(_workers_table(rows)), cluster)
+        else:
+            result, summaries = run_parallel(args.target, prefixes, config, args.workers, cluster=cluster)
+    finally:
+        if cluster is not None:
+            cluster.close()
     for k, summary in enumerate(summaries):
         console.print(f"campaign w{k} (seed {config.seed + k}): {summary}", highlight=False)
     if result.report is not None:
@@ -161,6 +171,7 @@ def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], 
     p.add_argument("--split", action="store_true", help="coverage-only guidance for the first half of the budget")
     p.add_argument("--filter", help="aggressive mutant filter: least-executed:K, random:K or random:P%%")
     p.add_argument("--workers", type=int, default=1, help="independent campaigns on N processes (seeds S..S+N-1)")
+    p.add_argument("--cluster", metavar="ADDRESS", help="run the campaigns on Dask: tcp://HOST:8786 or local:N")
     p.add_argument("--quiet", action="store_true", help="no live status screen")
     evaluation_args(p)
     p.set_defaults(run=lambda a, c: _fuzz(a, c, prefixes))

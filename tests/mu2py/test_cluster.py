@@ -126,3 +126,18 @@ def test_bonsai_lattice_on_cluster_equals_local(cluster, tmp_path):
     assert finals[0] == finals[1]
     resumed = run_lattice(grammar, JSON, Bounds(1, 2, 2), out=tmp_path / "remote", cluster=cluster, **kwargs)
     assert resumed["nodes"] == remote["nodes"]  # every node read back from done.json on the client
+
+
+def test_fuzz_campaigns_on_cluster_equal_local(cluster, tmp_path):
+    from mu2py.campaigns import run_parallel
+    from mu2py.fuzzer import FuzzConfig
+
+    sort = "targets.insertion_sort.driver:sort"
+    merged = []
+    for name, pool in (("local", None), ("remote", cluster)):
+        out = tmp_path / name
+        result, summaries = run_parallel(sort, None, FuzzConfig(trials=40, seed=4, out=out), 2, cluster=pool)
+        assert all("error" not in s for s in summaries)
+        merged.append([p.read_bytes() for p in sorted((out / "corpus").glob("*.bin"))])
+        assert (out / "workers" / "w1" / "corpus" / "index.json").is_file()
+    assert merged[0] == merged[1] and merged[0]
