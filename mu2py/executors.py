@@ -188,6 +188,10 @@ class Processes:
                     try:
                         kind, index, payload = worker.conn.recv()
                     except (EOFError, OSError):
+                        worker.process.join(1)
+                        if not worker.ready:
+                            raise WorkerError(f"a worker failed to start (exit code {worker.process.exitcode})") \
+                                from None
                         kind, index, payload = "died", worker.unit, None
                     if kind == "ready":
                         worker.ready = True

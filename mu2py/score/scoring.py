@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mu2py.errors import UserError
-from mu2py.executors import Lost, Processes
+from mu2py.executors import Lost, Processes, WorkerError
 from mu2py.mutants.catalog import Program
 from mu2py.score.suite import SuiteSpec, build_program, run_unit
 from mu2py.storage import write_json
@@ -131,7 +131,11 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             progress(f"Dask dashboard {pool.dashboard}")
         progress("baseline")
         base_start = time.perf_counter()
-        [(_, base)] = list(pool.map_unordered(run_unit, [{"kind": "baseline"}]))
+        try:
+            [(_, base)] = list(pool.map_unordered(run_unit, [{"kind": "baseline"}]))
+        except WorkerError as exc:
+            raise UserError(f"pytest could not start in a worker ({exc}); run the suite with plain pytest "
+                            "to see why") from exc
         state.baseline_seconds = time.perf_counter() - base_start
         if isinstance(base, Lost):
             raise UserError(f"the test suite crashed the worker on the original code: {base.reason}")

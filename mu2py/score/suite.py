@@ -60,6 +60,12 @@ class _Host:
     imported: set[str] | None = None
 
 
+# options of every pytest run score starts; the rewrite warning is pytest noticing modules this
+# worker imported first (mu2py's own dependencies), which a suite with `filterwarnings = error`
+# would turn into a failure before collecting anything
+PYTEST_OPTIONS = ("-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
+                  "-W", "ignore::DeprecationWarning", "-W", "ignore::pytest.PytestAssertRewriteWarning")
+
 _HOST: _Host | None = None
 _fired = False
 
@@ -109,8 +115,7 @@ def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
     sys.path[:0] = list(spec.sys_path)
     _HOST = _Host(spec)
     plugin = _HostPlugin(_HOST, serve)
-    args = [*spec.pytest_args, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
-            "-W", "ignore::DeprecationWarning"]
+    args = [*spec.pytest_args, "-q", *PYTEST_OPTIONS]
     with open(os.devnull, "w") as quiet:
         saved = sys.stdout
         sys.stdout = quiet  # pytest's own terminal output is not ours to show
@@ -357,8 +362,7 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
                    PYTHONPATH=os.pathsep.join([tmp, *state.spec.sys_path, os.environ.get("PYTHONPATH", "")]))
         nodeids = [nodeid for nodeid, _ in unit["tests"]]
         cmd = [sys.executable, "-c", "import mu2py_inject_mutant, sys, pytest; sys.exit(pytest.main(sys.argv[1:]))",
-               "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-W", "ignore::DeprecationWarning",
-               *(nodeids or state.spec.pytest_args)]
+               "-x", "-q", *PYTEST_OPTIONS, *(nodeids or state.spec.pytest_args)]
         try:
             proc = subprocess.run(cmd, cwd=state.spec.root, env=env, capture_output=True, text=True,
                                   timeout=unit["timeout"])
