@@ -9,6 +9,10 @@ from mu2py.executors import InProcess, Lost, Processes, WorkerError
 UNITS = '''
 import ctypes, os, time
 
+def bad_init():
+    raise SystemExit(3)
+
+
 def work(unit):
     kind, value = unit
     if kind == "exit":
@@ -53,3 +57,11 @@ def test_processes_survive_exit_crash_and_hang(work):
 def test_unit_raising_is_a_worker_error(work):
     with Processes(1) as pool, pytest.raises(WorkerError, match="ValueError: bug"):
         list(pool.map_unordered(work, [("raise", 0)]))
+
+
+def test_worker_that_cannot_start_is_an_error_not_a_restart_loop(work):
+    import executor_units_mod
+
+    with Processes(1, initializer=executor_units_mod.bad_init) as pool, pytest.raises(WorkerError, match="start"):
+        list(pool.map_unordered(work, [("ok", 1)]))
+    assert pool.restarts == 0
