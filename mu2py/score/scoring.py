@@ -255,7 +255,7 @@ def _host_entry(spec: SuiteSpec, serve: Callable[[], None]) -> None:
 
 def _deadline(unit: dict[str, Any]) -> float:
     # the per-test timeouts interrupt Python code; this backstop kills a worker stuck inside C
-    return float(unit.get("timeout") or sum(t for _, t in unit["tests"])) + 30.0
+    return float(unit.get("timeout") or sum(entry[1] for entry in unit["tests"])) + 30.0
 
 
 def _isolated_unit(index: int, state: ScoreRun, config: ScoreConfig) -> dict[str, Any]:
@@ -292,7 +292,7 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
             everything = sorted(range(len(state.tests)), key=lambda t: rank[t])
             units.append({"kind": "reexec", "index": index, "tests": [
                 (state.tests[t]["nodeid"], round(config.timeout_factor * state.tests[t]["seconds"]
-                                                 + config.min_timeout, 3)) for t in everything]})
+                                                 + config.min_timeout, 3), t) for t in everything]})
             continue
         scope = _scope_key(m.module, m.scope)
         if any(scope == u or scope.startswith(u + ".") for u in unprobed):
@@ -313,7 +313,7 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
                 chosen = sorted(reaching)
         chosen.sort(key=lambda t: rank[t])
         tests = [(state.tests[t]["nodeid"],
-                  round(config.timeout_factor * state.tests[t]["seconds"] + config.min_timeout, 3)) for t in chosen]
+                  round(config.timeout_factor * state.tests[t]["seconds"] + config.min_timeout, 3), t) for t in chosen]
         units.append({"kind": "mutant", "index": index, "tests": tests})
     return units
 

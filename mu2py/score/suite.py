@@ -58,6 +58,7 @@ class _Host:
     program: Program | None = None
     swaps: dict[str, CodeSwap] = field(default_factory=dict)
     imported: set[str] | None = None
+    order: list[Any] = field(default_factory=list)
 
 
 # options of every pytest run score starts; the rewrite warning is pytest noticing modules this
@@ -101,6 +102,7 @@ class _HostPlugin:
         elif not session.items:
             host.error = "no tests found"
         host.items = {item.nodeid: item for item in session.items}
+        host.order = list(session.items)
         self.served = True
         self.serve()
         return True
@@ -224,16 +226,18 @@ def _compiled(state: _Host, index: int) -> tuple[Any, Any]:
 
 def _run_tests(state: _Host, tests: list[tuple[str, float]], survived: dict[str, Any]) -> dict[str, Any]:
     """Run `tests` (node id, timeout) until one fails or times out; `survived` is the verdict if none does."""
-    for run, (nodeid, timeout) in enumerate(tests, start=1):
-        outcome = run_test(_item(state, nodeid), timeout)
+    for run, (nodeid, timeout, position) in enumerate(tests, start=1):
+        outcome = run_test(_item(state, nodeid, position), timeout)
         if outcome != "passed":
-            return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid, "tests_run": run}
+            return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid, "tests_run": run,
+                    "position": position}
     return dict(survived, tests_run=len(tests))
 
 
 def _checked(state: _Host, verdict: dict[str, Any]) -> dict[str, Any]:
     """A kill stands only if its test passes on the restored original; else this worker's state is corrupt."""
-    if verdict["status"] == "killed" and run_test(_item(state, verdict["killed_by"]), None) != "passed":
+    if verdict["status"] == "killed" and run_test(
+            _item(state, verdict["killed_by"], verdict.get("position")), None) != "passed":
         request_restart()
         return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
     return verdict
@@ -318,12 +322,18 @@ def _imported_by_name(state: _Host) -> set[str]:
     return state.imported
 
 
-def _item(state: _Host, nodeid: str) -> Any:
-    try:
-        return state.items[nodeid]
-    except KeyError:
-        raise RuntimeError(f"test {nodeid} is not collected in this worker: test ids differ between "
-                           "processes (parametrized over an unordered set?)") from None
+def _item(state: _Host, nodeid: str, position: int | None = None) -> Any:
+    """The collected test: by node id, or else by its position in the baseline's collection order.
+
+    Parametrized ids are built from values at collection time, and may differ between workers
+    (e.g. rendered from module state); the collection order does not.
+    """
+    item = state.items.get(nodeid)
+    if item is None and position is not None and position < len(state.order):
+        item = state.order[position]
+    if item is None:
+        raise RuntimeError(f"test {nodeid} is not collected in this worker: test ids differ between processes")
+    return item
 
 
 _INJECT = '''
@@ -360,7 +370,7 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
         (Path(tmp) / "mu2py_inject_mutant.py").write_text(_INJECT)
         env = dict(os.environ, MU2PY_MUTANT_SPEC=str(spec_path),
                    PYTHONPATH=os.pathsep.join([tmp, *state.spec.sys_path, os.environ.get("PYTHONPATH", "")]))
-        nodeids = [nodeid for nodeid, _ in unit["tests"]]
+        nodeids = [entry[0] for entry in unit["tests"]]
         cmd = [sys.executable, "-c", "import mu2py_inject_mutant, sys, pytest; sys.exit(pytest.main(sys.argv[1:]))",
                "-x", "-q", *PYTEST_OPTIONS, *(nodeids or state.spec.pytest_args)]
         try:
