@@ -126,62 +126,64 @@ def score(spec: SuiteSpec, config: ScoreConfig,
     keys = [_digest(hashes[m.module], m.id, digest) for m in program.mutants]
     progress = (lambda phase: on_progress(state, phase)) if on_progress else (lambda phase: None)
 
-    with _pool(spec, config) as pool:
-        if config.cluster:
-            progress(f"Dask dashboard {pool.dashboard}")
-        progress("baseline")
-        base_start = time.perf_counter()
-        try:
-            [(_, base)] = list(pool.map_unordered(run_unit, [{"kind": "baseline"}]))
-        except WorkerError as exc:
-            raise UserError(f"pytest could not start in a worker ({exc}); run the suite with plain pytest "
-                            "to see why") from exc
-        state.baseline_seconds = time.perf_counter() - base_start
-        if isinstance(base, Lost):
-            raise UserError(f"the test suite crashed the worker on the original code: {base.reason}")
-        if "error" in base:
-            raise UserError(base["error"])
-        state.tests = base["tests"]
-        failing = [t["nodeid"] for t in state.tests if t["outcome"] != "passed"]
-        if failing:
-            shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
-            raise UserError(f"the suite fails on the original code; fix or deselect these tests first: {shown}")
-        units = _plan(state, config, base, keys, cache)
-        progress("mutants")
-        attempts: dict[int, int] = {}
-        while units:
-            retry: list[dict[str, Any]] = []
-            done_since_save = 0
-            deadline = _deadline
-            for i, result in pool.map_unordered(run_unit, units, deadline=deadline,
-                                                on_wait=lambda: progress("mutants")):
-                unit = units[i]
-                index = unit["index"]
-                if isinstance(result, Lost):
-                    # the worker died (crash, os._exit) or hung past every test's timeout: the suite noticed
-                    result = {"status": "timeout" if "deadline" in result.reason else "killed",
-                              "killed_by": f"<{result.reason}>", "tests_run": len(unit["tests"])}
-                if result["status"] == "isolate":
-                    retry.append(dict(_isolated_unit(index, state, config), why=result["why"]))
-                    continue
-                if result["status"] == "retry":
-                    attempts[index] = attempts.get(index, 0) + 1
-                    if attempts[index] <= 1:
-                        retry.append(unit)
+    try:
+        with _pool(spec, config) as pool:
+            if config.cluster:
+                progress(f"Dask dashboard {pool.dashboard}")
+            progress("baseline")
+            base_start = time.perf_counter()
+            try:
+                [(_, base)] = list(pool.map_unordered(run_unit, [{"kind": "baseline"}]))
+            except WorkerError as exc:
+                raise UserError(f"pytest could not start in a worker ({exc}); run the suite with plain pytest "
+                                "to see why") from exc
+            state.baseline_seconds = time.perf_counter() - base_start
+            if isinstance(base, Lost):
+                raise UserError(f"the test suite crashed the worker on the original code: {base.reason}")
+            if "error" in base:
+                raise UserError(base["error"])
+            state.tests = base["tests"]
+            failing = [t["nodeid"] for t in state.tests if t["outcome"] != "passed"]
+            if failing:
+                shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
+                raise UserError(f"the suite fails on the original code; fix or deselect these tests first: {shown}")
+            units = _plan(state, config, base, keys, cache)
+            progress("mutants")
+            attempts: dict[int, int] = {}
+            while units:
+                retry: list[dict[str, Any]] = []
+                done_since_save = 0
+                deadline = _deadline
+                for i, result in pool.map_unordered(run_unit, units, deadline=deadline,
+                                                    on_wait=lambda: progress("mutants")):
+                    unit = units[i]
+                    index = unit["index"]
+                    if isinstance(result, Lost):
+                        # the worker died (crash, os._exit) or hung past every test's timeout: the suite noticed
+                        result = {"status": "timeout" if "deadline" in result.reason else "killed",
+                                  "killed_by": f"<{result.reason}>", "tests_run": len(unit["tests"])}
+                    if result["status"] == "isolate":
+                        retry.append(dict(_isolated_unit(index, state, config), why=result["why"]))
                         continue
-                    result = {"status": "killed", "killed_by": "<corrupts shared state>", "tests_run": 0}
-                result["mode"] = unit["kind"]
-                if "why" in unit:
-                    result["isolated_because"] = unit["why"]
-                state.verdicts[index] = result
-                cache.put(keys[index], result)
-                done_since_save += 1
-                if done_since_save >= 50:
-                    cache.save()
-                    done_since_save = 0
-                progress("mutants")
-            units = retry
-    cache.save()
+                    if result["status"] == "retry":
+                        attempts[index] = attempts.get(index, 0) + 1
+                        if attempts[index] <= 1:
+                            retry.append(unit)
+                            continue
+                        result = {"status": "killed", "killed_by": "<corrupts shared state>", "tests_run": 0}
+                    result["mode"] = unit["kind"]
+                    if "why" in unit:
+                        result["isolated_because"] = unit["why"]
+                    state.verdicts[index] = result
+                    cache.put(keys[index], result)
+                    done_since_save += 1
+                    if done_since_save >= 50:
+                        cache.save()
+                        done_since_save = 0
+                    progress("mutants")
+                units = retry
+    finally:
+        cache.save()  # also on Ctrl-C or an error: every verdict reached so far is kept for the next run
     state.seconds = time.perf_counter() - start
     progress("done")
     return state
