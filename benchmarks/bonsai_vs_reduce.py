@@ -36,11 +36,11 @@ if str(ROOT) not in sys.path:  # targets/ and grammars/ are importable from a ch
 import picire  # noqa: E402
 
 from bonsai.bounds import Bounds  # noqa: E402
-from bonsai.coverage import corpus_coverage  # noqa: E402
 from bonsai.generator import BoundedGenerator  # noqa: E402
 from bonsai.grammar import Grammar, load_grammar  # noqa: E402
 from bonsai.lattice import function_target, run_lattice  # noqa: E402
 from mu2py.commands import parse_duration  # noqa: E402
+from mu2py.coverage import corpus_coverage  # noqa: E402
 from mu2py.executor import run  # noqa: E402
 from mu2py.fuzzer import FuzzConfig, Fuzzer  # noqa: E402
 

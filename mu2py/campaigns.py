@@ -46,9 +46,7 @@ def run_campaign(unit: dict[str, Any]) -> dict[str, Any]:
     config = FuzzConfig(**unit["config"])
     try:
         fuzzer = Fuzzer(target, config)
-        assert config.out is not None
-        if (config.out / "corpus" / "index.json").exists():
-            fuzzer.resume()
+        fuzzer.resume()
         result = fuzzer.run()
     except UserError as exc:  # sent back as data: the parent reports it as the one-line error it is
         return {"error": str(exc)}

@@ -69,8 +69,8 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         return _fuzz_parallel(args, console, config, prefixes(args))
     with console.status("loading target and mutants"):
         fuzzer = Fuzzer(target, config, source=source)
-        resumed = fuzzer.resume() if out is not None and (out / "corpus" / "index.json").exists() else 0
-    if resumed:
+        resumed = fuzzer.resume()
+    if resumed or fuzzer.stats.trials:
         console.print(f"resuming from {out}: {resumed} inputs, {fuzzer.stats.trials} trials done")
     if not (console.is_terminal and not args.quiet):
         result = fuzzer.run()

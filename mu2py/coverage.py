@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import ast
 import types
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import slipcover
 from slipcover import branch as sc_branch
 
-from mu2py.target import TargetModule
+from mu2py.executor import run
+from mu2py.mutants.loader import build_copies, compile_module, driver_function
+from mu2py.target import Target, TargetModule
 
 
 class CoverageMap:
@@ -35,6 +39,13 @@ class CoverageMap:
             tree = sc_branch.preinstrument(tree)
         code = compile(tree, info.file, "exec", dont_inherit=True)
         return self._sci.instrument(code)
+
+    def driver(self, target: Target) -> Callable[[Any], Any]:
+        """The target's driver bound to fresh copies of its modules carrying this map's probes."""
+        codes = {m.name: self.compile(m) for m in target.modules}
+        assert target.driver_module is not None
+        codes[target.driver_module.name] = compile_module(target.driver_module)
+        return driver_function(target, build_copies(target, codes))
 
     def collect(self) -> int:
         """Absorb what ran since the last call (de-instrumented locations included); return how many are new."""
@@ -55,3 +66,18 @@ class CoverageMap:
 
     def __len__(self) -> int:
         return len(self.seen)
+
+
+def corpus_coverage(target: Target, inputs: Iterable[Any]) -> int:
+    """Lines and branches of `target`'s modules reached by replaying `inputs` on a fresh instrumented copy.
+
+    Module-level lines of the copies count too, as in a campaign's coverage, so corpora of
+    different campaigns over one target compare directly.
+    """
+    coverage = CoverageMap()
+    fn = coverage.driver(target)
+    coverage.collect()
+    for value in inputs:
+        run(fn, value, None)
+        coverage.collect()
+    return len(coverage)

@@ -25,7 +25,6 @@ from mu2py.errors import UserError
 from mu2py.executor import RunResult, Status, run
 from mu2py.generators import source_for
 from mu2py.mutants.catalog import Program
-from mu2py.mutants.loader import build_copies, compile_module, driver_function
 from mu2py.mutator import havoc
 from mu2py.oracle import KillReason
 from mu2py.source import Decoded, InputSource
@@ -140,11 +139,7 @@ class Fuzzer:
     # -- running the original ---------------------------------------------------------
 
     def _covered_runner(self) -> Callable[[Any], tuple[RunResult, set[int], set[int]]]:
-        codes = {m.name: self.coverage.compile(m) for m in self.target.modules}
-        driver_module = self.target.driver_module
-        assert driver_module is not None
-        codes[driver_module.name] = compile_module(driver_module)
-        fn = driver_function(self.target, build_copies(self.target, codes))
+        fn = self.coverage.driver(self.target)
 
         def runner(value: Any) -> tuple[RunResult, set[int], set[int]]:
             return run(fn, value, None), set(), set()
@@ -207,14 +202,16 @@ class Fuzzer:
         decoded = self._next_input()
         if decoded is None:
             self.stats.invalid += 1
-            self._sanity_check(None)
+            if self.stats.valid == 0:
+                self._sanity_check(None)
             return None
         self.stats.valid += 1
         original, reached, infected = self._run_original(decoded.value)
         new_cov = self.coverage.collect()
         if original.status is Status.EXCEPTION:
             self._record_failure(decoded, original)
-        self._sanity_check(original)
+        if not self._succeeded:  # once the driver has worked, the per-trial path skips this check
+            self._sanity_check(original)
         name = self.corpus.next_name()
         killed: list[int] = []
         if self.analysis is not None and self._mutation_phase():

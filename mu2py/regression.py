@@ -36,14 +36,12 @@ from rich.console import Console
 from rich.table import Table
 
 from mu2py.errors import UserError
+from mu2py.target import package_root
 
 DEFAULT_OUT = "mu2py-corpus"
 DEFAULT_TIME = "60s"
 # inputs drawn to check that a function's original gives the same outcome twice
 DETERMINISM_DRAWS = 5
-# the fuzzer's default LRU of mutant copy sets, and how far it is raised for a module with more mutants
-COPY_CACHE = 256
-MAX_COPY_CACHE = 4096
 
 
 @dataclass
@@ -94,7 +92,6 @@ def run_function(unit: dict[str, Any]) -> dict[str, Any]:
     """Fuzz one function (a work unit: runs in this process or in a worker): resume, fuzz, summarize."""
     from mu2py.function_driver import function_target
     from mu2py.fuzzer import FuzzConfig, Fuzzer
-    from mu2py.mutants.catalog import Program
 
     for entry in reversed(unit["sys_path"]):
         if entry not in sys.path:
@@ -103,15 +100,8 @@ def run_function(unit: dict[str, Any]) -> dict[str, Any]:
         spec = _spec_of(unit["module"], unit["function"], unit["strategies"], unit["constants"])
         target = function_target(spec)
         config = FuzzConfig(**unit["config"])
-        program = Program(target)
-        if len(program.mutants) >= COPY_CACHE:
-            # every input runs each live module-level mutant: an LRU smaller than their number would
-            # rebuild every copy on every input
-            program = Program(target, cache_size=min(len(program.mutants) + 1, MAX_COPY_CACHE))
-        assert config.out is not None
-        fuzzer = Fuzzer(target, config, program=program)
-        if (config.out / "corpus" / "index.json").exists():
-            fuzzer.resume()
+        fuzzer = Fuzzer(target, config)
+        fuzzer.resume()
         result = fuzzer.run()
     except UserError as exc:  # sent back as data: the parent reports it next to the function
         return {"error": str(exc)}
@@ -202,13 +192,6 @@ def _failing_cases(files: list[Path], sys_path: list[str]) -> tuple[set[tuple[st
             else:
                 errors.append(f"{stem or name}: {bad.get('message', '')[:200]}")
     return failing, errors
-
-
-def _package_root(file: str) -> str:
-    folder = Path(file).resolve().parent
-    while (folder / "__init__.py").is_file():
-        folder = folder.parent
-    return str(folder)
 
 
 def _score(label: str, pytest_args: list[str], modules: list[str], files: list[str], sys_path: list[str],
@@ -402,7 +385,8 @@ def _corpus(args: argparse.Namespace, console: Console) -> int:
     ensure_writable(out)
     ensure_writable(tests_out)
     # the generated tests, the score workers and the verification run import the package from its root
-    sys_path = sorted({_package_root(sys.modules[s.module].__file__ or "") for s in chosen}) + [os.getcwd()]
+    roots = {package_root(Path(sys.modules[s.module].__file__ or "").resolve()) for s in chosen}
+    sys_path = sorted(str(r) for r in roots) + [os.getcwd()]
     outcomes = _fuzz_all(args, console, chosen, seconds, out, sys_path)
     by_module: dict[str, list[Any]] = {}
     for spec in chosen:

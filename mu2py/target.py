@@ -116,21 +116,39 @@ def resolve_modules(prefixes: tuple[str, ...], exclude: str) -> tuple[TargetModu
     return tuple(modules)
 
 
+def package_root(path: Path) -> Path:
+    """The folder to put on sys.path so that `path` (a file or package folder) imports under its dotted name."""
+    folder = path if path.is_dir() else path.parent
+    while (folder / "__init__.py").is_file():
+        folder = folder.parent
+    return folder
+
+
+def modules_at(path: Path) -> list[tuple[str, Path]]:
+    """(dotted module name, file) of every module at a source path, named from the top of its package."""
+    base = package_root(path)
+    found = []
+    for file in sorted(path.rglob("*.py")) if path.is_dir() else [path]:
+        rel = file.relative_to(base).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        if parts and all(p.isidentifier() for p in parts):
+            found.append((".".join(parts), file))
+    return found
+
+
 def modules_target(spec: str) -> Target:
     """A driver-less target for listing mutants: an import name (module or package) or a path."""
     path = Path(spec)
     if spec.endswith(".py") or path.exists():
-        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
-        if not files or not all(f.is_file() for f in files):
+        found = modules_at(path.resolve()) if path.exists() else []
+        if not found:
             raise UserError(f"no Python source at {spec}")
         modules = []
-        for f in files:
+        for name, f in found:
             try:
                 source = f.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise UserError(f"cannot read {f}: {exc}") from exc
-            rel = f.relative_to(path) if path.is_dir() else Path(f.name)
-            name = ".".join(rel.with_suffix("").parts)
             modules.append(TargetModule(name, str(f), source, f.name == "__init__.py", None))
         return Target(driver=None, driver_module=None, modules=tuple(modules), prefixes=(spec,))
     root = import_module(spec)

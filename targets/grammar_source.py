@@ -9,18 +9,16 @@ there would be repeated for every copy.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
+import grammars
 from bonsai.bounds import Bounds
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import load_grammar
 
-GRAMMARS = Path(__file__).resolve().parents[1] / "grammars"
-
-__all__ = ["GRAMMARS", "bounded_source"]
+__all__ = ["bounded_source"]
 
 
 @functools.cache
 def bounded_source(name: str, bounds: str = "3,3,3") -> BoundedGenerator:
     """The bounded generator of bundled grammar `name` (e.g. "expr.lark") at `bounds` "m,n,d" (cached)."""
-    return BoundedGenerator(load_grammar(GRAMMARS / name), Bounds.parse(bounds))
+    return BoundedGenerator(load_grammar(grammars.path(name)), Bounds.parse(bounds))

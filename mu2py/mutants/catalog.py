@@ -106,7 +106,9 @@ def _evaluator(site: Site, found: FoundMutation) -> Any:
 class Program:
     """A target with its mutants: runs the original, the probed original, and any mutant.
 
-    Mutant copy sets are built lazily and kept in an LRU of `cache_size` entries.
+    Mutant copy sets are built lazily and kept in an LRU of `cache_size` entries, raised to
+    hold every static (import-time) mutant as well: those run on every input while alive, and
+    an LRU smaller than their number would rebuild each of them on every input.
     """
 
     def __init__(self, target: Target, *, cache_size: int = 256, skip_patterns: tuple[str, ...] = ()) -> None:
@@ -114,13 +116,13 @@ class Program:
         self.mutants, self._parsed, self._sites, self._entries = discover(target, skip_patterns)
         self.index = {m.id: i for i, m in enumerate(self.mutants)}
         self._codes = {m.name: compile_module(m) for m in target.copied}
-        self._cache = CopyCache(self._build_mutant, cache_size)
         self._entry_index = {id(e.found): i for i, e in enumerate(self._entries)}
         self._site_by_found = {id(f): s for sites in self._sites.values() for s in sites for f in s.mutations}
         self._probed: tuple[Callable[[Any], Any], ProbeRecorder] | None = None
         self.static = frozenset(
             i for i, e in enumerate(self._entries) if self._site_by_found[id(e.found)].kind == "static"
         )
+        self._cache = CopyCache(self._build_mutant, max(cache_size, len(self.static) + cache_size // 4))
 
     @property
     def driver_name(self) -> str:
@@ -130,6 +132,10 @@ class Program:
     def original(self) -> Callable[[Any], Any]:
         """The driver function bound to the real, unmutated modules."""
         return self.target.driver.fn
+
+    def module_of(self, mutant_id: str) -> TargetModule:
+        """The module a mutant belongs to (its original source and file)."""
+        return self._entries[self.index[mutant_id]].module
 
     def mutant_source(self, mutant_id: str) -> str:
         """The full source of the mutated module."""

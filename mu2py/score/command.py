@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mu2py.errors import UserError
+from mu2py.target import modules_at, package_root
 
 
 def load_config(root: Path) -> dict[str, Any]:
@@ -28,14 +29,6 @@ def load_config(root: Path) -> dict[str, Any]:
         raise UserError(f"{path}: {exc}") from exc
 
 
-def _package_root(path: Path) -> Path:
-    """The directory to put on sys.path so that `path` imports under its dotted name."""
-    folder = path if path.is_dir() else path.parent
-    while (folder / "__init__.py").is_file():
-        folder = folder.parent
-    return folder
-
-
 def modules_from_paths(paths: list[str], root: Path, skip: list[str]) -> tuple[list[str], list[str], list[str]]:
     """Dotted module names and files for source paths (files or package folders), and the sys.path entries they need."""
     names: list[str] = []
@@ -45,16 +38,10 @@ def modules_from_paths(paths: list[str], root: Path, skip: list[str]) -> tuple[l
         path = (root / raw).resolve()
         if not path.exists():
             raise UserError(f"no such source path: {raw}")
-        files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
-        base = _package_root(path)
-        if str(base) not in sys_path:
-            sys_path.append(str(base))
-        for file in files:
-            rel = file.relative_to(base).with_suffix("")
-            parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
-            if not parts or any(not p.isidentifier() for p in parts):
-                continue
-            name = ".".join(parts)
+        base = str(package_root(path))
+        if base not in sys_path:
+            sys_path.append(base)
+        for name, file in modules_at(path):
             if any(fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(str(file), pattern) for pattern in skip):
                 continue
             if name not in names:
@@ -84,7 +71,7 @@ def modules_from_package(package: str, root: Path, skip: list[str]) -> tuple[lis
 
 def _diff(program: Any, mutant_id: str) -> str:
     m = program.mutants[program.index[mutant_id]]
-    original = program.target.modules[[i.name for i in program.target.modules].index(m.module)].source
+    original = program.module_of(mutant_id).source
     mutated = program.mutant_source(mutant_id)
     lines = difflib.unified_diff(original.splitlines(), mutated.splitlines(), m.file, m.file, n=1, lineterm="")
     return "\n".join(lines)

@@ -21,7 +21,7 @@ from typing import Any
 from mu2py.errors import UserError
 from mu2py.executors import Lost, Processes, WorkerError
 from mu2py.mutants.catalog import Program
-from mu2py.score.suite import SuiteSpec, build_program, run_unit
+from mu2py.score.suite import SuiteSpec, build_program, run_unit, test_files
 from mu2py.storage import write_json
 
 STATUSES = ("killed", "survived", "timeout", "no_coverage")
@@ -48,10 +48,18 @@ class ScoreRun:
     program: Program
     verdicts: dict[int, dict[str, Any]] = field(default_factory=dict)
     tests: list[dict[str, Any]] = field(default_factory=list)
-    cached: int = 0
-    pruned_infection: int = 0
     seconds: float = 0.0
     baseline_seconds: float = 0.0
+
+    @property
+    def cached(self) -> int:
+        """Verdicts taken from the cache."""
+        return sum(1 for v in self.verdicts.values() if v.get("cached"))
+
+    @property
+    def pruned_infection(self) -> int:
+        """Survivors proved by infection analysis, without running."""
+        return sum(1 for v in self.verdicts.values() if v.get("pruned") == "infection")
 
 
 def _digest(*parts: str) -> str:
@@ -65,16 +73,8 @@ def _digest(*parts: str) -> str:
 def tests_digest(spec: SuiteSpec) -> str:
     """A hash of the test code and pytest arguments: verdicts are cached under it."""
     root = Path(spec.root)
-    files: list[Path] = []
-    for arg in spec.pytest_args or (".",):
-        path = root / arg
-        if path.is_dir():
-            files.extend(p for p in path.rglob("*.py") if "mutants" not in p.parts)
-        elif path.is_file():
-            files.append(path)
-    files.extend(root.glob("conftest.py"))
     parts = [json.dumps(spec.pytest_args)]
-    for path in sorted(set(files)):
+    for path in test_files(spec):
         parts.append(str(path.relative_to(root)) if path.is_relative_to(root) else str(path))
         parts.append(path.read_text(encoding="utf-8", errors="replace"))
     return _digest(*parts)
@@ -290,7 +290,6 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
         cached = cache.get(keys[index])
         if cached is not None:
             state.verdicts[index] = dict(cached, cached=True)
-            state.cached += 1
             continue
         if index in program.static:
             everything = sorted(range(len(state.tests)), key=lambda t: rank[t])
@@ -311,7 +310,6 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
                 if not chosen:
                     state.verdicts[index] = {"status": "survived", "killed_by": None, "tests_run": 0,
                                              "mode": "pruned", "pruned": "infection"}
-                    state.pruned_infection += 1
                     continue
             else:
                 chosen = sorted(reaching)

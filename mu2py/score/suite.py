@@ -17,6 +17,7 @@ guarantee it (a timeout interrupting pytest itself) asks for its worker to be re
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import os
 import signal
@@ -69,6 +70,21 @@ PYTEST_OPTIONS = ("-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist
 
 _HOST: _Host | None = None
 _fired = False
+
+
+def test_files(spec: SuiteSpec) -> list[Path]:
+    """The Python files of the suite: under the pytest paths (default: the root), plus a root conftest.py."""
+    root = Path(spec.root)
+    files: set[Path] = set(root.glob("conftest.py"))
+    for arg in spec.pytest_args or (".",):
+        path = root / arg
+        if path.is_dir():
+            # hidden folders hold caches and virtual environments, never the suite
+            files.update(p for p in path.rglob("*.py")
+                         if not any(part.startswith(".") for part in p.relative_to(path).parts))
+        elif path.is_file() and path.suffix == ".py":
+            files.add(path)
+    return sorted(files)
 
 
 def build_program(spec: SuiteSpec) -> Program:
@@ -184,10 +200,11 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     recorder = program.probe_recorder()
     functions = recorder.functions()
     unprobed: list[str] = []
+    sources = program.instrumented_sources()
     for info in program.target.modules:
         swap = state.swaps[info.name]
         vars(swap.module).update(functions)
-        probed = compile(program.instrumented_sources()[info.name], info.file, "exec", dont_inherit=True)
+        probed = compile(sources[info.name], info.file, "exec", dont_inherit=True)
         unprobed.extend(f"{info.name}:{q}" for q in swap.apply_best_effort(probed))
     tests = []
     try:
@@ -294,16 +311,25 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
     return _checked(state, verdict)
 
 
-def _bound_names(state: _Host, m: Any) -> set[str]:
+@functools.lru_cache(maxsize=64)
+def _top_level_bindings(source: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
+    """Per top-level statement of a module: its first and last line and the names it binds (parsed once)."""
+    spans = []
+    for node in ast.parse(source).body:
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        spans.append((node.lineno, node.end_lineno or node.lineno, frozenset(names)))
+    return tuple(spans)
+
+
+def _bound_names(state: _Host, m: Any) -> frozenset[str]:
     """Names bound by the top-level statement holding mutant `m` (empty when it binds none)."""
-    info = next(i for i in state.program.target.modules if i.name == m.module)  # type: ignore[union-attr]
-    for node in ast.parse(info.source).body:
-        if node.lineno <= m.line <= (node.end_lineno or node.lineno):
-            names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(node.name)
+    assert state.program is not None
+    for first, last, names in _top_level_bindings(state.program.module_of(m.id).source):
+        if first <= m.line <= last:
             return names
-    return set()
+    return frozenset()
 
 
 def _imported_by_name(state: _Host) -> set[str]:
@@ -311,8 +337,7 @@ def _imported_by_name(state: _Host) -> set[str]:
     if state.imported is None:
         found: set[str] = set()
         files = [Path(i.file) for i in state.program.target.modules]  # type: ignore[union-attr]
-        files += [p for p in Path(state.spec.root).rglob("*.py") if ".mu2py-cache" not in p.parts]
-        for path in files:
+        for path in files + test_files(state.spec):
             try:
                 tree = ast.parse(path.read_text(encoding="utf-8"))
             except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
@@ -362,7 +387,7 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
     program = state.program
     assert program is not None
     m = program.mutants[unit["index"]]
-    info = next(i for i in program.target.modules if i.name == m.module)
+    info = program.module_of(m.id)
     with tempfile.TemporaryDirectory(prefix="mu2py-isolated-") as tmp:
         spec_path = Path(tmp) / "spec.json"
         spec_path.write_text(json.dumps({"module": m.module, "file": info.file, "is_package": info.is_package,

@@ -6,10 +6,10 @@ import pytest
 
 from bonsai.bounds import Bounds
 from bonsai.cli import main
-from bonsai.coverage import corpus_coverage
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import GrammarLoadError, load_grammar
 from bonsai.lattice import function_target, lattice, run_lattice
+from mu2py.coverage import corpus_coverage
 
 
 def test_lattice_shape():

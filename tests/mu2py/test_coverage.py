@@ -1,10 +1,8 @@
 """Coverage collection: locations slipcover de-instruments on its own are still counted, once."""
 
-from bonsai.coverage import corpus_coverage
 from bonsai.lattice import function_target
-from mu2py.coverage import CoverageMap
+from mu2py.coverage import CoverageMap, corpus_coverage
 from mu2py.executor import run
-from mu2py.mutants.loader import build_copies, compile_module, driver_function
 
 TARGET = "targets.json_decoder.driver:parse"
 # a long array runs the decoder's loop lines far past slipcover's de-instrumentation threshold (50 hits)
@@ -13,11 +11,7 @@ TEXTS = ['{"a": [1, 2.5, "x"]}', HOT, "true", '"\\u00e9"', "[{}]", "nul"]
 
 
 def _total(coverage, texts, collect_each):
-    target = function_target(TARGET, None)
-    codes = {m.name: coverage.compile(m) for m in target.modules}
-    codes[target.driver_module.name] = compile_module(target.driver_module)
-    copies = build_copies(target, codes)
-    fn = driver_function(target, copies)
+    fn = coverage.driver(function_target(TARGET, None))
     coverage.collect()
     for text in texts:
         run(fn, text, None)
