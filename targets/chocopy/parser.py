@@ -15,6 +15,9 @@ from targets.chocopy import nodes as n
 GRAMMAR_PATH = grammars.path("chocopy.lark")
 MAX_INT = 2147483647
 RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) - {"_"}
+# the grammar offers these as literals in type and superclass positions; to the reference
+# lexer they are identifiers, so a token spelled so is an ID wherever ChocoPy names a token
+PREDEFINED_CLASSES = frozenset({"object", "int", "bool", "str"})
 
 
 class ChocoPySyntaxError(Exception):
@@ -173,6 +176,8 @@ class _ToAst(Transformer):
 
     # ------------------------------------------------------------ types
     def class_type(self, c: list[Any]) -> n.ClassType:
+        # ID, IDSTRING ("Foo": the quotes are not part of the name) or a predefined class
+        # literal, whose text is the class name as for an ID
         tok = c[0]
         name = tok.value[1:-1] if tok.type == "IDSTRING" else tok.value
         return n.ClassType(_tok_loc(tok), name)
@@ -325,6 +330,7 @@ class _ToAst(Transformer):
 
     def class_def(self, c: list[Any]) -> n.ClassDef:
         name = n.Identifier(_tok_loc(c[1]), c[1].value)
+        # the superclass token is an ID or the `object` literal: an Identifier either way
         sup = n.Identifier(_tok_loc(c[3]), c[3].value)
         body = c[8:-1]
         end = body[-1].sym_end
@@ -375,13 +381,22 @@ def get_lark() -> Lark:
     return _shared().lark
 
 
+def _token_kind(tok: Token) -> str:
+    """The reference lexer's name for `tok`'s kind: a predefined class name is an ID there."""
+    # lark's fallback lexer, used to name the offending token, reads `int` as the grammar's
+    # literal wherever the literal exists; the reference has no such token kind
+    if tok.value in PREDEFINED_CLASSES:
+        return "ID"
+    return tok.type
+
+
 def _syntax_error(exc: LarkError) -> ChocoPySyntaxError:
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
         if tok.type == "$END":
             return ChocoPySyntaxError("Parse error near token EOF", exc.line or 0, exc.column or 0)
         text = tok.value if tok.type not in ("_NEWLINE", "_INDENT", "_DEDENT") else tok.type.strip("_")
-        return ChocoPySyntaxError(f"Parse error near token {tok.type}: {text}", *_tok_loc(tok))
+        return ChocoPySyntaxError(f"Parse error near token {_token_kind(tok)}: {text}", *_tok_loc(tok))
     if isinstance(exc, UnexpectedCharacters):
         where = (exc.line, exc.column, exc.line, exc.column)
         return ChocoPySyntaxError(f"Unrecognized character: {exc.char!r}", *where)

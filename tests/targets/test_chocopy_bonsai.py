@@ -7,7 +7,10 @@ from pathlib import Path
 import pytest
 
 import grammars
+from bonsai.bounds import Bounds
 from bonsai.cli import main, split_inputs
+from bonsai.generator import BoundedGenerator
+from bonsai.grammar import load_grammar
 from bonsai.lattice import function_target
 from mu2py.mutants.loader import build_copies, compile_module
 from targets.chocopy.driver import ChocoPySyntaxError, typecheck
@@ -52,16 +55,30 @@ def test_bonsai_samples_parse_with_the_chocopy_front_end(capsys, bounds):
 def test_small_bounds_give_more_well_typed_programs(capsys):
     small = [p for seed in SEEDS for p in sample(capsys, "1,1,1", seed)]
     large = [p for seed in SEEDS for p in sample(capsys, "3,3,3", seed)]
-    # measured at 150 programs x seeds 0-2: 51% at (1,1,1) (a third of them empty programs), 21% at (3,3,3)
+    # measured at 150 programs x seeds 0-2: 66% at (1,1,1) (a third of them empty programs), 24% at (3,3,3)
     assert well_typed_share(small) >= 0.4
     assert well_typed_share(small) > well_typed_share(large) + 0.15
 
 
-@pytest.mark.xfail(reason="with one identifier every name (variable, class, annotation, superclass) is `a`, so any "
-                   "declaration is ill-typed; a clear majority needs predefined names in the grammar", strict=False)
-def test_clear_majority_well_typed_at_smallest_bounds(capsys):
-    small = [p for seed in SEEDS for p in sample(capsys, "1,1,1", seed)]
-    assert well_typed_share(small) >= 0.6
+@pytest.mark.parametrize("seed", SEEDS)
+def test_clear_majority_well_typed_at_smallest_bounds(capsys, seed):
+    # with one user identifier every declared name is `a`; the predefined classes (`x:int = 1`,
+    # `class a(object):`) are grammar literals and cost nothing of that budget.
+    # measured at 300 programs: 66.7%, 66.0%, 67.3% for seeds 0, 1, 2 (53.7%, 46.7%, 46.0% when
+    # the grammar had only ID and IDSTRING there)
+    share = well_typed_share(sample(capsys, "1,1,1", seed, count=300))
+    assert share >= 0.6, f"seed {seed}: only {share:.1%} of the (1,1,1) samples type-check"
+
+
+def test_predefined_classes_do_not_count_as_identifiers(capsys):
+    # the idents bound applies to the user terminals ID and IDSTRING only (the Bonsai paper's
+    # tau); at m = 1 a program still uses several class names, the predefined ones among them
+    grammar = load_grammar(GRAMMAR)
+    assert BoundedGenerator(grammar, Bounds(1, 1, 1)).ident_terminals() == {"ID", "IDSTRING"}
+    programs = sample(capsys, "1,1,1", 0, count=300)
+    for name in ("object", "int", "bool", "str"):
+        assert any(f":{name}=" in p for p in programs), name
+    assert any("(object):" in p for p in programs)
 
 
 # ------------------------------------------------------------ mutant copies share the LALR tables

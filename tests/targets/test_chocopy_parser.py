@@ -1,5 +1,7 @@
 """Tests for the ChocoPy grammar and parser (targets/chocopy/parser.py)."""
 
+import json
+
 import pytest
 
 from targets.chocopy.parser import ChocoPySyntaxError, get_lark, parse
@@ -151,3 +153,50 @@ def test_python_location_style_for_parse_tests():
     src = "while True:\n    pass\n"
     assert parse(src, python_locations=True).to_json()["location"] == [1, 1, 1, 11]
     assert parse(src).to_json()["location"] == [1, 1, 3, 1]
+
+
+# ------------------------------------------------------------ predefined class names in the grammar
+
+
+def _renamed(src: str, old: str, new: str) -> dict:
+    """The AST JSON of `src`, with every name `old` in it renamed to `new` (same length)."""
+    return json.loads(json.dumps(parse(src).to_json()).replace(f'"{old}"', f'"{new}"'))
+
+
+@pytest.mark.parametrize("name", ["int", "str", "bool", "object"])
+def test_predefined_class_literal_builds_the_ast_of_an_id(name):
+    # the grammar offers the predefined classes as literals in type and superclass positions;
+    # the AST must be the one a user class name of the same length gives (the reference reads an ID)
+    user = "Q" * len(name)
+    for template in ("x:{} = None\n", "def f(y:[{}]) -> {}:\n    return y[0]\n", "class A({}):\n    pass\n"):
+        src = template.replace("{}", name)
+        assert parse(src).to_json() == _renamed(template.replace("{}", user), user, name)
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "int = 1\n",
+        "x = object\n",
+        "print(int)\n",
+        "object()\n",
+        "def f():\n    object:str = \"\"\n    pass\n",
+        "class A(object):\n    def str(self:\"A\") -> bool:\n        return True\n",
+        "class int(object):\n    pass\n",
+        "class A(int):\n    pass\n",
+        "for bool in [1]:\n    pass\n",
+        "x:\"int\" = None\n",
+    ],
+)
+def test_predefined_class_names_stay_identifiers_elsewhere(src):
+    # `int` is no keyword in ChocoPy: outside type and superclass positions it is an ID,
+    # so these parse (the type checker rejects some of them, as the reference does)
+    assert parse(src).to_json()["kind"] == "Program"
+
+
+def test_syntax_error_names_a_predefined_class_token_id():
+    # the reference lexer has no `object` token kind: the message must say ID, as for any name
+    for src in ("x object = 1\n", "x = 1 int\n"):
+        with pytest.raises(ChocoPySyntaxError) as info:
+            parse(src)
+        assert info.value.message.startswith("Parse error near token ID: ")
