@@ -273,9 +273,14 @@ class _Core:
     def _next_ident(self, name: str, pool: list[str]) -> str | None:
         seen = set(pool)
         for base in _base_names():
-            for cand in (base, base.capitalize(), base.upper(), f'"{base}"', f"'{base}'", f"_{base}"):
-                if cand not in seen and self._valid(name, cand):
-                    return cand
+            # one spelling per base name, the first this terminal accepts: the k-th name of every
+            # identifier terminal is then the same name (ID `b`, IDSTRING `"b"`), so at m names a
+            # program uses m distinct names across terminals, and a quoted class name can refer
+            # to a declared one
+            cand = next((c for c in (base, base.capitalize(), base.upper(), f'"{base}"', f"'{base}'", f"_{base}")
+                         if self._valid(name, c)), None)
+            if cand is not None and cand not in seen:
+                return cand
         rng = random.Random(len(pool))
         for _ in range(500):
             cand = self.sampler(name).sample(rng)
