@@ -6,12 +6,16 @@ directory, checks that its test suite passes, runs `mutmut run` on one copy and
 the score, then the verdict agreement on the mutants both tools generate.
 
     python benchmarks/score_vs_mutmut.py [--packages isodate toml] [--scratch DIR] [--workers 2]
-                                         [--skip-mutmut] [--json-out FILE]
+                                         [--skip-mutmut] [--json-out FILE] [--cross-check]
 
 mutmut runs in a virtual environment of its own inside the scratch directory (it imports
 pytest into its own process and forks it per mutant); `mu2py` runs from this interpreter's
 environment.  A mutmut run takes minutes, so its results are cached as JSON in the scratch
 directory: `--skip-mutmut` reuses that cache instead of running mutmut again.
+
+`--cross-check` scores once more with `--fresh-static` (every import-time mutant in a fresh
+interpreter, as mutmut would need for them) and prints how many of those verdicts the
+default in-place reload reproduces.
 
 Until `mu2py score` exists (`mu2py score --help` fails) only mutmut's figures are printed,
 plus how many of mutmut's mutants match one listed by `mu2py mutants --json`.
@@ -342,9 +346,10 @@ def mu2py_env(pkg: Package, root: Path) -> dict[str, str]:
     return clean_env(PYTHONPATH=str(root / pkg.import_root))
 
 
-def run_mu2py_score(pkg: Package, root: Path, workers: int) -> dict[str, Any]:
+def run_mu2py_score(pkg: Package, root: Path, workers: int, *extra: str) -> dict[str, Any]:
     """`mu2py score ... --json` in `root`, timed; returns its JSON plus the wall time."""
-    cmd = [*mu2py_command(), "score", "--paths", pkg.source, "--tests", pkg.tests, "--json", "--workers", str(workers)]
+    cmd = [*mu2py_command(), "score", "--paths", pkg.source, "--tests", pkg.tests, "--json", "--workers", str(workers),
+           *extra]
     print(f"  {' '.join(cmd[1:])}", flush=True)
     start = time.perf_counter()
     proc = run(cmd, cwd=root, env=mu2py_env(pkg, root), timeout=4 * 3600)
@@ -588,6 +593,24 @@ def report(pkg: Package, mutmut: dict[str, Any] | None, ours: list[dict[str, Any
     return out
 
 
+def cross_check(pkg: Package, root: Path, workers: int, score_result: dict[str, Any]) -> dict[str, Any]:
+    """Import-time mutants: verdicts of the in-place reload against a fresh interpreter for every one of them."""
+    fresh = run_mu2py_score(pkg, root, workers, "--fresh-static", "--no-cache")
+    by_id = {m["id"]: m for m in fresh["mutants"]}
+    static = [m for m in score_result["mutants"] if m["mode"] in ("reexec", "isolated") and m["id"] in by_id
+              and by_id[m["id"]]["mode"] == "isolated"]
+    agree = [m for m in static if (m["status"] in DETECTED) == (by_id[m["id"]]["status"] in DETECTED)]
+    in_place = sum(1 for m in static if m["mode"] == "reexec")
+    print(f"  import-time mutants: {len(static)}, judged in place {in_place}, in a fresh interpreter "
+          f"{len(static) - in_place}; `--fresh-static` run {fresh['wall_seconds']:.1f} s wall")
+    print(f"    verdicts equal to a fresh interpreter for every one: {len(agree)}/{len(static)}")
+    for m in [m for m in static if m not in agree][:8]:
+        print(f"    differs: {m['id']} ({short(m['original'], 30)!r} -> {short(m['mutated'], 30)!r}): "
+              f"{m['mode']} {m['status']}, fresh {by_id[m['id']]['status']}")
+    return {"static": len(static), "in_place": in_place, "agree": len(agree),
+            "fresh_static_seconds": fresh["wall_seconds"]}
+
+
 # --- main -------------------------------------------------------------------------------------
 
 
@@ -628,6 +651,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="mutmut --max-children and mu2py --workers")
     parser.add_argument("--skip-mutmut", action="store_true", help="reuse cached mutmut results instead of running it")
     parser.add_argument("--json-out", type=Path, help="also write every figure to this JSON file")
+    parser.add_argument("--cross-check", action="store_true",
+                        help="also score with --fresh-static and compare the import-time mutants' verdicts")
     args = parser.parse_args()
     names = [n.strip() for item in args.packages for n in item.split(",") if n.strip()]
     unknown = [n for n in names if n not in PACKAGES]
@@ -660,6 +685,8 @@ def main() -> int:
         ours = score_result["mutants"] if score_result else list_mu2py_mutants(pkg, ours_root)
         annotate_mu2py(ours, ours_root)
         figures.append(report(pkg, mutmut, ours, score_result, score_note))
+        if args.cross_check and score_result is not None:
+            figures[-1]["cross_check"] = cross_check(pkg, ours_root, args.workers, score_result)
     if args.json_out:
         args.json_out.write_text(json.dumps(figures, indent=1))
     return 0

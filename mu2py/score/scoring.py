@@ -1,10 +1,12 @@
 """Scoring a pytest suite by mutation: baseline, per-mutant test selection, fan-out, cache, report.
 
 Per mutant, in this order: a cached verdict (same module source, same tests) is reused;
-a module-level mutant runs the suite in a fresh interpreter; a mutant whose site no test
-reached is `no_coverage` without running anything; with infection pruning, a reached
-mutant that no test infected is `survived` (pruned) without running anything; otherwise it
-runs, swapped in, against the tests that infected it, fastest first, until one fails.
+an import-time mutant re-runs its module body in place (`reload`) against every test,
+fastest first, and only a survivor the reload has doubts about runs the suite in a fresh
+interpreter; a mutant whose site no test reached is `no_coverage` without running
+anything; with infection pruning, a reached mutant that no test infected is `survived`
+(pruned) without running anything; otherwise it runs, swapped in, against the tests that
+infected it, fastest first, until one fails.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class ScoreConfig:
     cache: Path | None = None
     cluster: str | None = None  # a Dask address (tcp://HOST:PORT or local:N): units travel in shards
     shard_size: int = 25
+    fresh_static: bool = False  # import-time mutants in a fresh interpreter instead of reloaded in place
 
 
 @dataclass
@@ -290,6 +293,9 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
         cached = cache.get(keys[index])
         if cached is not None:
             state.verdicts[index] = dict(cached, cached=True)
+            continue
+        if index in program.static and config.fresh_static:
+            units.append(_isolated_unit(index, state, config))
             continue
         if index in program.static:
             everything = sorted(range(len(state.tests)), key=lambda t: rank[t])

@@ -6,7 +6,7 @@ inside pytest's run loop (see `host`), so that every unit reuses the collected i
 - `baseline`: run every test on the original with probes swapped in; per test, its
   outcome, time, the mutation sites it reached and the mutants it infected;
 - `mutant`: swap one mutant's code in, run the given tests (fast first) until one fails;
-- `reexec`: a module-level mutant, its module body re-run in the live namespace;
+- `reexec`: a module-level mutant, its module body re-run in the live namespace (`reload`);
 - `isolated`: run the suite in a fresh interpreter with the mutated module imported from
   source (module-level mutants, and mutants whose code cannot be swapped).
 
@@ -16,8 +16,6 @@ guarantee it (a timeout interrupting pytest itself) asks for its worker to be re
 
 from __future__ import annotations
 
-import ast
-import functools
 import json
 import os
 import signal
@@ -28,12 +26,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from mu2py.errors import UserError
 from mu2py.executor import Timeout
 from mu2py.executors import request_restart
 from mu2py.mutants.catalog import Program
+from mu2py.score.fresh import ContainerSnapshot
+from mu2py.score.imports import ImportGraph, module_facts
+from mu2py.score.reload import ReloadError, reload_in_place
 from mu2py.score.swap import CodeSwap, SwapError
 from mu2py.target import Target, TargetModule
 
@@ -60,6 +62,9 @@ class _Host:
     swaps: dict[str, CodeSwap] = field(default_factory=dict)
     imported: set[str] | None = None
     order: list[Any] = field(default_factory=list)
+    graph: ImportGraph | None = None
+    containers: ContainerSnapshot | None = None
+    modules: dict[str, ModuleType] = field(default_factory=dict)
 
 
 # options of every pytest run score starts; the rewrite warning is pytest noticing modules this
@@ -159,7 +164,17 @@ def _state() -> _Host:
                 _HOST.error = (f"the tests import {info.name} from {loaded}, not from {info.file}: "
                                "install the package in editable mode or run from its source root")
             _HOST.swaps[info.name] = CodeSwap(module, compile(info.source, info.file, "exec", dont_inherit=True))
+        # taken before any test runs: what every test starts from (see `fresh`)
+        _HOST.containers = ContainerSnapshot([swap.module for swap in _HOST.swaps.values()])
     return _HOST
+
+
+def _fresh_start(state: _Host) -> None:
+    """Before a test: the package's module-level containers and memo caches as right after import."""
+    assert state.containers is not None
+    state.containers.reset()
+    for swap in state.swaps.values():
+        swap.clear_caches()
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
@@ -209,6 +224,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     tests = []
     try:
         for nodeid, item in state.items.items():
+            _fresh_start(state)
             recorder.reset()
             start = time.perf_counter()
             outcome = run_test(item, None)
@@ -225,6 +241,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     # a test failing under probes is re-run plainly: only a failure on the true original stops the score
     for test in tests:
         if test["outcome"] != "passed":
+            _fresh_start(state)
             test["outcome"] = run_test(state.items[test["nodeid"]], None)
             test["probes_unreliable"] = True
     return {"tests": tests, "unprobed": unprobed}
@@ -244,6 +261,7 @@ def _compiled(state: _Host, index: int) -> tuple[Any, Any]:
 def _run_tests(state: _Host, tests: list[tuple[str, float]], survived: dict[str, Any]) -> dict[str, Any]:
     """Run `tests` (node id, timeout) until one fails or times out; `survived` is the verdict if none does."""
     for run, (nodeid, timeout, position) in enumerate(tests, start=1):
+        _fresh_start(state)
         outcome = run_test(_item(state, nodeid, position), timeout)
         if outcome != "passed":
             return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid, "tests_run": run,
@@ -253,8 +271,10 @@ def _run_tests(state: _Host, tests: list[tuple[str, float]], survived: dict[str,
 
 def _checked(state: _Host, verdict: dict[str, Any]) -> dict[str, Any]:
     """A kill stands only if its test passes on the restored original; else this worker's state is corrupt."""
-    if verdict["status"] == "killed" and run_test(
-            _item(state, verdict["killed_by"], verdict.get("position")), None) != "passed":
+    if verdict["status"] != "killed":
+        return verdict
+    _fresh_start(state)
+    if run_test(_item(state, verdict["killed_by"], verdict.get("position")), None) != "passed":
         request_restart()
         return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
     return verdict
@@ -279,72 +299,62 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
 
 
 def reexec(unit: dict[str, Any]) -> dict[str, Any]:
-    """A module-level mutant in-process: run the mutated module body in the live module's namespace.
+    """A module-level mutant in-process: the mutated module body re-run in place, changes carried over.
 
-    Functions keep that namespace as their globals, so module constants the mutant changes
-    are seen by every existing reference; a kill is therefore real.  Anything else (another
-    module's `from m import NAME`, old class objects, default values) may still hold the
-    original, so a survivor here is only a candidate: it is confirmed in a fresh interpreter.
+    See `reload`: without doubts the live state is the one a fresh import of the mutant
+    gives, and the verdict stands; with a doubt (something computed from the original at
+    import time that cannot be redone) the mutant runs in a fresh interpreter instead.
     """
     state = _state()
     m, code = _compiled(state, unit["index"])
     if isinstance(code, dict):
         return code
-    module = sys.modules[m.module]
-    saved = dict(vars(module))
+    graph, modules = _import_graph(state)
     try:
-        try:
-            exec(code, vars(module))
-        except Exception as exc:  # noqa: BLE001 - a module body that raises fails every importer
-            return {"status": "killed", "killed_by": f"<import raised {type(exc).__name__}>", "tests_run": 0}
-        if m.scope == "<module>" and not _bound_names(state, m) & _imported_by_name(state):
-            # a module-level statement whose names nobody imports by value: every use reads the live
-            # namespace, so surviving here is surviving
-            candidate: dict[str, Any] = {"status": "survived", "killed_by": None}
-        else:
-            candidate = {"status": "isolate", "why": "survived in-process; confirming in a fresh interpreter"}
-        verdict = _run_tests(state, unit["tests"], candidate)
+        assert state.containers is not None
+        reloaded = reload_in_place(sys.modules[m.module], code, graph, modules, state.containers.holders())
+    except ReloadError as exc:
+        return {"status": "isolate", "why": f"cannot reload in place ({exc})"}
+    except Exception as exc:  # noqa: BLE001 - a module body that raises fails every importer
+        return {"status": "killed", "killed_by": f"<import raised {type(exc).__name__}>", "tests_run": 0}
+    if reloaded.doubts:
+        # the live state mixes original and mutant objects: neither a kill nor a survival here is the mutant's
+        reloaded.restore()
+        state.swaps[m.module].clear_caches()
+        return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}"}
+    try:
+        state.swaps[m.module].clear_caches()
+        verdict = _run_tests(state, unit["tests"], {"status": "survived", "killed_by": None})
     finally:
-        vars(module).clear()
-        vars(module).update(saved)
+        reloaded.restore()
         state.swaps[m.module].clear_caches()
     return _checked(state, verdict)
 
 
-@functools.lru_cache(maxsize=64)
-def _top_level_bindings(source: str) -> tuple[tuple[int, int, frozenset[str]], ...]:
-    """Per top-level statement of a module: its first and last line and the names it binds (parsed once)."""
-    spans = []
-    for node in ast.parse(source).body:
-        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        spans.append((node.lineno, node.end_lineno or node.lineno, frozenset(names)))
-    return tuple(spans)
+def _import_graph(state: _Host) -> tuple[ImportGraph, dict[str, ModuleType]]:
+    """The import-time facts of every module loaded from under the project root, and those modules (once).
 
-
-def _bound_names(state: _Host, m: Any) -> frozenset[str]:
-    """Names bound by the top-level statement holding mutant `m` (empty when it binds none)."""
-    assert state.program is not None
-    for first, last, names in _top_level_bindings(state.program.module_of(m.id).source):
-        if first <= m.line <= last:
-            return names
-    return frozenset()
-
-
-def _imported_by_name(state: _Host) -> set[str]:
-    """Every name some module under test or test file imports with `from X import NAME` (computed once)."""
-    if state.imported is None:
-        found: set[str] = set()
-        files = [Path(i.file) for i in state.program.target.modules]  # type: ignore[union-attr]
-        for path in files + test_files(state.spec):
-            try:
-                tree = ast.parse(path.read_text(encoding="utf-8"))
-            except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+    That is the modules under test, the rest of the package, the test modules and conftest
+    files: whatever may bind or read a mutated module's names.  Installed packages are left out.
+    """
+    if state.graph is None:
+        root = os.path.realpath(state.spec.root) + os.sep
+        facts, modules = [], {}
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if not isinstance(file, str) or not file.endswith(".py"):
                 continue
-            found.update(a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names)
-        state.imported = found
-    return state.imported
+            path = os.path.realpath(file)
+            if not path.startswith(root) or "site-packages" in path:
+                continue
+            try:
+                source = Path(path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            facts.append(module_facts(name, source, Path(path).name == "__init__.py"))
+            modules[name] = module
+        state.graph, state.modules = ImportGraph(facts), modules
+    return state.graph, state.modules
 
 
 def _item(state: _Host, nodeid: str, position: int | None = None) -> Any:

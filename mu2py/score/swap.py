@@ -13,9 +13,9 @@ reachable as a live object), in which case the mutant must run in a fresh proces
 
 from __future__ import annotations
 
+import gc
 import inspect
 import types
-from collections.abc import Iterator
 from typing import Any
 
 
@@ -37,38 +37,19 @@ def code_index(code: types.CodeType) -> dict[str, list[types.CodeType]]:
     return index
 
 
-def _functions_of(obj: Any, module_name: str, seen: set[int]) -> Iterator[types.FunctionType]:
-    if id(obj) in seen:
-        return
-    seen.add(id(obj))
-    if isinstance(obj, (staticmethod, classmethod)):
-        yield from _functions_of(obj.__func__, module_name, seen)
-    elif isinstance(obj, property):
-        for part in (obj.fget, obj.fset, obj.fdel):
-            if part is not None:
-                yield from _functions_of(part, module_name, seen)
-    elif isinstance(obj, types.FunctionType):
-        if obj.__module__ == module_name:
-            yield obj
-        wrapped = getattr(obj, "__wrapped__", None)  # functools.wraps decorators: swap the inner function
-        if wrapped is not None:
-            yield from _functions_of(wrapped, module_name, seen)
-    elif isinstance(obj, type) and obj.__module__ == module_name:
-        for value in list(vars(obj).values()):
-            yield from _functions_of(value, module_name, seen)
-    else:
-        wrapped = getattr(obj, "__wrapped__", None)  # lru_cache and similar wrapper objects
-        if isinstance(wrapped, types.FunctionType):
-            yield from _functions_of(wrapped, module_name, seen)
-
-
 def live_functions(module: types.ModuleType) -> dict[str, list[types.FunctionType]]:
-    """The module's functions reachable from its namespace (incl. methods and wrapped functions), by qualname."""
+    """Every live function whose globals are the module's namespace, by qualname.
+
+    Found through the garbage collector rather than by walking the namespace, so lambdas
+    kept in containers (`{"%d": lambda ...}`), closures made at import time and functions
+    hidden behind decorators or registries are all found: a function object always refers
+    to its globals.
+    """
+    namespace = vars(module)
     found: dict[str, list[types.FunctionType]] = {}
-    seen: set[int] = set()
-    for value in list(vars(module).values()):
-        for fn in _functions_of(value, module.__name__, seen):
-            found.setdefault(fn.__code__.co_qualname, []).append(fn)
+    for obj in gc.get_referrers(namespace):
+        if isinstance(obj, types.FunctionType) and obj.__globals__ is namespace:
+            found.setdefault(obj.__code__.co_qualname, []).append(obj)
     return found
 
 
@@ -83,55 +64,60 @@ class CodeSwap:
         # memoized functions would answer a mutant from the original's cache (and vice versa)
         self._caches = [v for v in vars(module).values() if callable(getattr(v, "cache_clear", None))]
 
-    def apply(self, replacement: types.CodeType) -> int:
-        """Swap in every function code of `replacement` that differs from the original; returns how many.
+    def _plan(self, replacement: types.CodeType, strict: bool) -> tuple[list[tuple[Any, types.CodeType]], list[str]]:
+        """The (function, new code) pairs that turn the live module into `replacement`, and what cannot be swapped.
 
-        Functions sharing a qualified name (a property's getter and setter) are told apart
-        by their position in definition order.  Raises SwapError, with nothing swapped,
-        when a changed function cannot be swapped.
+        Nested functions (`<locals>`) are made at call time from their enclosing function's
+        code, which is swapped itself; their live instances made earlier (closures built at
+        import) are swapped too.  Class bodies differ only through the methods they hold
+        (class-level mutants are static, see the catalog).
         """
-        plan: list[tuple[types.FunctionType, types.CodeType]] = []
+        plan: list[tuple[Any, types.CodeType]] = []
+        missing: list[str] = []
         for qualname, codes in code_index(replacement).items():
             originals = self.original.get(qualname, [])
             if len(originals) != len(codes):
-                raise SwapError(f"{self.module.__name__}.{qualname}: the mutant defines it a different number of times")
-            for original, code in zip(originals, codes, strict=True):
-                if original == code or "<locals>" in qualname or not code.co_flags & inspect.CO_OPTIMIZED:
-                    # nested functions are made at call time from their enclosing (swapped) code; class
-                    # bodies differ only through the methods they hold (class-level mutants are static)
-                    continue
-                live = [fn for fn in self.functions.get(qualname, ()) if fn.__code__ == original]
-                if not live:
-                    raise SwapError(f"{self.module.__name__}.{qualname} is not reachable as a live function")
-                for fn in live:
-                    if len(fn.__code__.co_freevars) != len(code.co_freevars):
-                        raise SwapError(f"{self.module.__name__}.{qualname}: closure shape differs")
-                    plan.append((fn, code))
-        for fn, code in plan:
-            self._taken.append((fn, fn.__code__))
-            fn.__code__ = code
-        self.clear_caches()
-        return len(plan)
-
-    def apply_best_effort(self, replacement: types.CodeType) -> list[str]:
-        """Swap in every function of `replacement` that can be swapped; returns the qualnames that could not."""
-        skipped: list[str] = []
-        for qualname, codes in code_index(replacement).items():
-            originals = self.original.get(qualname, [])
-            if "<locals>" in qualname or len(originals) != len(codes):
+                missing.append(f"{qualname}: the mutant defines it a different number of times")
                 continue
+            nested = "<locals>" in qualname
             for original, code in zip(originals, codes, strict=True):
                 if original == code or not code.co_flags & inspect.CO_OPTIMIZED:
                     continue
                 live = [fn for fn in self.functions.get(qualname, ()) if fn.__code__ == original]
                 fits = [fn for fn in live if len(fn.__code__.co_freevars) == len(code.co_freevars)]
-                if not fits:
-                    skipped.append(qualname)
-                for fn in fits:
-                    self._taken.append((fn, fn.__code__))
-                    fn.__code__ = code
+                if len(fits) < len(live):
+                    missing.append(f"{qualname}: closure shape differs")
+                elif not live and not nested:
+                    missing.append(f"{qualname} is not reachable as a live function")
+                if strict and missing:
+                    return [], missing
+                plan.extend((fn, code) for fn in fits)
+        return plan, missing
+
+    def apply(self, replacement: types.CodeType) -> int:
+        """Swap in every function code of `replacement` that differs from the original; returns how many.
+
+        Functions sharing a qualified name (lambdas, a property's getter and setter) are told
+        apart by their position in definition order.  Raises SwapError, with nothing swapped,
+        when a changed function cannot be swapped.
+        """
+        plan, missing = self._plan(replacement, strict=True)
+        if missing:
+            raise SwapError(f"{self.module.__name__}.{missing[0]}")
+        self._swap(plan)
+        return len(plan)
+
+    def apply_best_effort(self, replacement: types.CodeType) -> list[str]:
+        """Swap in every function of `replacement` that can be swapped; returns the qualnames that could not."""
+        plan, missing = self._plan(replacement, strict=False)
+        self._swap(plan)
+        return [why.split(":")[0].split(" ")[0] for why in missing]
+
+    def _swap(self, plan: list[tuple[Any, types.CodeType]]) -> None:
+        for fn, code in plan:
+            self._taken.append((fn, fn.__code__))
+            fn.__code__ = code
         self.clear_caches()
-        return skipped
 
     def clear_caches(self) -> None:
         """Empty the memo caches of the module's functions (they may hold a mutant's answers)."""

@@ -46,7 +46,7 @@ def first(project):
 
 def test_verdicts_on_the_sample(first):
     s = first["summary"]
-    assert s["total"] == len(first["mutants"]) and s["tests"] == 7
+    assert s["total"] == len(first["mutants"]) and s["tests"] == 12
     m = _by_key(first)
     assert m[("core.py", 13, "boundary", "> 0")]["status"] == "killed"
     assert m[("core.py", 13, "boundary", "> 0")]["killed_by"].endswith("test_sort")
@@ -58,8 +58,8 @@ def test_verdicts_on_the_sample(first):
     assert "-        self._n = start" in survivor["diff"]
     static = m[("core.py", 6, "constant", "101")]
     assert static["mode"] == "reexec" and static["status"] == "killed"  # module body re-run in place
-    default = m[("core.py", 32, "constant", "1")]  # `start=0`: old function objects keep the old default
-    assert default["mode"] == "isolated" and default["status"] == "survived"
+    default = m[("core.py", 32, "constant", "1")]  # `start=0`: merged into the live function, which survives
+    assert default["mode"] == "reexec" and default["status"] == "survived"
     crash = [x for x in first["mutants"] if x["line"] == 53 and x["operator"] == "negate_cond"]
     assert crash and crash[0]["status"] == "killed" and "exit code 70" in crash[0]["killed_by"]
     assert not any(x["line"] == 49 for x in first["mutants"])  # `# pragma: no mutate`
@@ -67,6 +67,26 @@ def test_verdicts_on_the_sample(first):
     assert scale["status"] == "survived" and scale["mode"] == "reexec"
     assert s["pruned_infection"] >= 2
     assert s["killed"] + s["survived"] + s["timeout"] + s["no_coverage"] == s["total"]
+
+
+def test_import_time_mutants_are_reloaded_in_place(first):
+    """Constants imported by value, lambdas in a table, class attributes and instances: judged without a fresh
+    interpreter; a default another module computed at import from the constant is the one case that needs one."""
+    m = _by_key(first)
+
+    def verdict(line, operator, mutated):
+        found = m[("formats.py", line, operator, mutated)]
+        return found["mode"], found["status"], (found["killed_by"] or "").split("::")[-1]
+
+    assert verdict(4, "constant", "11") == ("reexec", "killed", "test_units")  # `from formats import UNIT` patched
+    assert verdict(8, "lambda", "lambda n: None") == ("reexec", "killed", "test_render")
+    assert verdict(7, "arithmetic", '"%02d" / n') == ("mutant", "killed", "test_render")  # a lambda in a dict
+    assert verdict(13, "constant", "3") == ("reexec", "killed", "test_scale")  # class attribute merged
+    assert verdict(15, "constant", "2") == ("reexec", "killed", "test_scaled")  # `DEFAULT = Scale()` re-made
+    sep = m[("formats.py", 3, "string", '"XX-XX"')]
+    assert (sep["mode"], sep["status"]) == ("isolated", "killed")
+    assert "sample_pkg.report reads SEP while it is imported" in sep["isolated_because"]
+    assert not any(x["mode"] == "isolated" for x in first["mutants"] if x["module"] != "sample_pkg.formats")
 
 
 def test_html_report(first, project):

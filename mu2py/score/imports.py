@@ -1,0 +1,159 @@
+"""Who binds and who reads what at import time: the static facts that make an in-place module reload sound.
+
+A module-level mutant is re-run in place (see `reload`).  Two things can still hold the
+original after that: a binding another module made with `from M import X` (it can be
+patched, once found), and a value another module computed from `X` while it was being
+imported (a default argument, a class attribute, a parametrized test's arguments): that
+one cannot be recomputed, so a survivor in that case must be confirmed in a fresh
+interpreter.  This module finds both from the sources, without importing anything.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    """One module's import-time bindings and reads.
+
+    `bindings` maps a name bound by `from S import N [as alias]` at import time to
+    (S, N), with relative imports resolved; `star` lists the modules it star-imports;
+    `loads` and `attrs` are the names and attribute names that its import-time code reads
+    (module body, class bodies, decorators, default values, annotations; not function bodies).
+    """
+
+    name: str
+    bindings: dict[str, tuple[str, str]]
+    star: tuple[str, ...]
+    loads: frozenset[str]
+    attrs: frozenset[str]
+
+
+def _resolve(module: str, is_package: bool, level: int, target: str | None) -> str:
+    if level == 0:
+        return target or ""
+    parts = module.split(".") if module else []
+    base = parts if is_package else parts[:-1]
+    base = base[: len(base) - (level - 1)] if level > 1 else base
+    return ".".join([*base, *([target] if target else [])])
+
+
+class _ImportTime(ast.NodeVisitor):
+    """Collects what a module's import-time code binds and reads; function bodies run later and are skipped."""
+
+    def __init__(self, module: str, is_package: bool) -> None:
+        self.module = module
+        self.is_package = is_package
+        self.bindings: dict[str, tuple[str, str]] = {}
+        self.star: list[str] = []
+        self.loads: set[str] = set()
+        self.attrs: set[str] = set()
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        source = _resolve(self.module, self.is_package, node.level, node.module)
+        for alias in node.names:
+            if alias.name == "*":
+                self.star.append(source)
+            else:
+                self.bindings[alias.asname or alias.name] = (source, alias.name)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.loads.add(node.id)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.attrs.add(node.attr)
+        self.generic_visit(node)
+
+    def _signature(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        args = node.args
+        for default in [*args.defaults, *(d for d in args.kw_defaults if d is not None)]:
+            self.visit(default)
+        if not isinstance(node, ast.Lambda):
+            for decorator in node.decorator_list:
+                self.visit(decorator)
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+                if arg is not None and arg.annotation is not None:
+                    self.visit(arg.annotation)
+            if node.returns is not None:
+                self.visit(node.returns)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._signature(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self._signature(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._signature(node)
+
+
+def module_facts(name: str, source: str, is_package: bool = False) -> ModuleFacts:
+    """The import-time facts of one module's source (an unparsable source has none)."""
+    visitor = _ImportTime(name, is_package)
+    try:
+        visitor.visit(ast.parse(source))
+    except (SyntaxError, ValueError, RecursionError):
+        pass
+    return ModuleFacts(name, visitor.bindings, tuple(visitor.star), frozenset(visitor.loads),
+                       frozenset(visitor.attrs))
+
+
+class ImportGraph:
+    """The `from M import X` bindings between a set of modules, followed through re-exports."""
+
+    def __init__(self, facts: Iterable[ModuleFacts]) -> None:
+        self.facts = {f.name: f for f in facts}
+
+    def origin(self, module: str, name: str) -> tuple[str, str]:
+        """Where `module.name` comes from, following `from S import N` re-exports among the known modules."""
+        seen = set()
+        while (module, name) not in seen:
+            seen.add((module, name))
+            facts = self.facts.get(module)
+            if facts is None:
+                break
+            if name in facts.bindings:
+                module, name = facts.bindings[name]
+                continue
+            star = [s for s in facts.star if s in self.facts and self._defines(s, name)]
+            if not star:
+                break
+            module = star[0]
+        return module, name
+
+    def _defines(self, module: str, name: str) -> bool:
+        facts = self.facts[module]
+        return name in facts.bindings or not name.startswith("_")
+
+    def bindings_of(self, module: str, name: str) -> list[tuple[str, str]]:
+        """Every (module, alias) outside `module` whose import-time binding comes from `module.name`."""
+        found = []
+        for other in self.facts.values():
+            if other.name == module:
+                continue
+            aliases = [a for a in other.bindings if self.origin(other.name, a) == (module, name)]
+            if not name.startswith("_") and any(self.origin(s, name) == (module, name) or s == module
+                                                for s in other.star):
+                aliases.append(name)
+            found.extend((other.name, alias) for alias in aliases)
+        return found
+
+    def read_at_import(self, module: str, name: str) -> str | None:
+        """A module other than `module` whose import-time code reads `module.name`, if any (conservative).
+
+        An attribute read `.name` anywhere at import time counts, whatever object it is read from.
+        """
+        for other in self.facts.values():
+            if other.name == module:
+                continue
+            if name in other.attrs:
+                return other.name
+            for alias in other.loads:
+                if self.origin(other.name, alias) == (module, name):
+                    return other.name
+        return None
