@@ -153,6 +153,7 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             units = _plan(state, config, base, keys, cache)
             progress("mutants")
             attempts: dict[int, int] = {}
+            spent: dict[int, float] = {}  # worker seconds of a mutant's earlier units (in place, then isolated)
             while units:
                 retry: list[dict[str, Any]] = []
                 done_since_save = 0
@@ -166,7 +167,9 @@ def score(spec: SuiteSpec, config: ScoreConfig,
                         result = {"status": "timeout" if "deadline" in result.reason else "killed",
                                   "killed_by": f"<{result.reason}>", "tests_run": len(unit["tests"])}
                     if result["status"] == "isolate":
-                        retry.append(dict(_isolated_unit(index, state, config), why=result["why"]))
+                        spent[index] = spent.get(index, 0.0) + result.get("seconds", 0.0)
+                        retry.append(dict(_isolated_unit(index, state, config), why=result["why"],
+                                          first=result.get("first", [])))
                         continue
                     if result["status"] == "retry":
                         attempts[index] = attempts.get(index, 0) + 1
@@ -175,6 +178,7 @@ def score(spec: SuiteSpec, config: ScoreConfig,
                             continue
                         result = {"status": "killed", "killed_by": "<corrupts shared state>", "tests_run": 0}
                     result["mode"] = unit["kind"]
+                    result["seconds"] = round(result.get("seconds", 0.0) + spent.pop(index, 0.0), 4)
                     if "why" in unit:
                         result["isolated_because"] = unit["why"]
                     state.verdicts[index] = result
@@ -336,7 +340,7 @@ def report(state: ScoreRun) -> dict[str, Any]:
         entry.update(status=verdict["status"], killed_by=verdict.get("killed_by"),
                      tests_run=verdict.get("tests_run", 0), pruned=verdict.get("pruned"),
                      cached=bool(verdict.get("cached")), mode=verdict.get("mode"),
-                     isolated_because=verdict.get("isolated_because"))
+                     isolated_because=verdict.get("isolated_because"), seconds=verdict.get("seconds"))
         entries.append(entry)
         counts = per_file.setdefault(m.file, dict.fromkeys(STATUSES, 0))
         counts[verdict["status"]] += 1

@@ -33,6 +33,7 @@ from mu2py.errors import UserError
 from mu2py.executor import Timeout
 from mu2py.executors import request_restart
 from mu2py.mutants.catalog import Program
+from mu2py.score.forkserver import ForkServer
 from mu2py.score.fresh import ContainerSnapshot
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import ReloadError, reload_in_place
@@ -64,6 +65,7 @@ class _Host:
     order: list[Any] = field(default_factory=list)
     graph: ImportGraph | None = None
     containers: ContainerSnapshot | None = None
+    forks: ForkServer | None = None
     modules: dict[str, ModuleType] = field(default_factory=dict)
 
 
@@ -317,18 +319,19 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         return {"status": "isolate", "why": f"cannot reload in place ({exc})"}
     except Exception as exc:  # noqa: BLE001 - a module body that raises fails every importer
         return {"status": "killed", "killed_by": f"<import raised {type(exc).__name__}>", "tests_run": 0}
-    if reloaded.doubts:
-        # the live state mixes original and mutant objects: neither a kill nor a survival here is the mutant's
-        reloaded.restore()
-        state.swaps[m.module].clear_caches()
-        return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}"}
     try:
         state.swaps[m.module].clear_caches()
         verdict = _run_tests(state, unit["tests"], {"status": "survived", "killed_by": None})
     finally:
         reloaded.restore()
         state.swaps[m.module].clear_caches()
-    return _checked(state, verdict)
+    verdict = _checked(state, verdict)
+    if reloaded.doubts and verdict["status"] in ("killed", "survived", "timeout"):
+        # the live state mixed original and mutant objects: neither verdict is the mutant's own, but the
+        # test that failed here is the likeliest to fail in the fresh interpreter, so it goes first there
+        first = [verdict["killed_by"]] if verdict["status"] == "killed" and verdict.get("tests_run") else []
+        return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}", "first": first}
+    return verdict
 
 
 def _import_graph(state: _Host) -> tuple[ImportGraph, dict[str, ModuleType]]:
@@ -392,32 +395,60 @@ sys.meta_path.insert(0, _Finder())
 
 
 def isolated(unit: dict[str, Any]) -> dict[str, Any]:
-    """Run the suite in a fresh interpreter that imports the mutated module (stops at the first failure)."""
+    """Run the suite in a fresh interpreter that imports the mutated module (stops at the first failure).
+
+    `unit["first"]` names tests to try alone first (the test that killed the mutant in
+    place): when one fails there, that is the verdict, without collecting the whole suite.
+    """
     state = _state()
     program = state.program
     assert program is not None
     m = program.mutants[unit["index"]]
     info = program.module_of(m.id)
+    nodeids = [entry[0] for entry in unit["tests"]]
     with tempfile.TemporaryDirectory(prefix="mu2py-isolated-") as tmp:
         spec_path = Path(tmp) / "spec.json"
         spec_path.write_text(json.dumps({"module": m.module, "file": info.file, "is_package": info.is_package,
                                          "source": program.mutant_source(m.id)}))
-        (Path(tmp) / "mu2py_inject_mutant.py").write_text(_INJECT)
-        env = dict(os.environ, MU2PY_MUTANT_SPEC=str(spec_path),
-                   PYTHONPATH=os.pathsep.join([tmp, *state.spec.sys_path, os.environ.get("PYTHONPATH", "")]))
-        nodeids = [entry[0] for entry in unit["tests"]]
-        cmd = [sys.executable, "-c", "import mu2py_inject_mutant, sys, pytest; sys.exit(pytest.main(sys.argv[1:]))",
-               "-x", "-q", *PYTEST_OPTIONS, *(nodeids or state.spec.pytest_args)]
-        try:
-            proc = subprocess.run(cmd, cwd=state.spec.root, env=env, capture_output=True, text=True,
-                                  timeout=unit["timeout"])
-        except subprocess.TimeoutExpired:
-            return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>", "tests_run": len(nodeids)}
-    if proc.returncode == 0:
-        return {"status": "survived", "killed_by": None, "tests_run": len(nodeids)}
-    failed = next((line.split(" ", 1)[1].split(" - ")[0] for line in proc.stdout.splitlines()
-                   if line.startswith("FAILED ") or line.startswith("ERROR ")), "<suite in a fresh interpreter>")
-    return {"status": "killed", "killed_by": failed, "tests_run": len(nodeids)}
+        selections = [(unit["first"], (1,))] if unit.get("first") else []
+        # a tried-first test counts only when it ran and failed (exit 1): an id the fresh session does not
+        # collect is a usage error there, and the whole suite decides
+        selections.append((nodeids or list(state.spec.pytest_args), None))
+        for selection, kills in selections:
+            code, output = _fresh_pytest(state, ["-x", "-q", *PYTEST_OPTIONS, *selection], str(spec_path), tmp,
+                                         unit["timeout"])
+            if code == "timeout":
+                return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>", "tests_run": len(nodeids)}
+            if code != 0 and (kills is None or code in kills):
+                failed = next((line.split(" ", 1)[1].split(" - ")[0] for line in output.splitlines()
+                               if line.startswith("FAILED ") or line.startswith("ERROR ")),
+                              "<suite in a fresh interpreter>")
+                return {"status": "killed", "killed_by": failed, "tests_run": len(nodeids)}
+    return {"status": "survived", "killed_by": None, "tests_run": len(nodeids)}
+
+
+def _fresh_pytest(state: _Host, args: list[str], spec_path: str, tmp: str, timeout: float) -> tuple[Any, str]:
+    """`pytest args` in a fresh import of the package with the mutant injected: (exit code or "timeout", output).
+
+    Forked from this worker's fork server when it runs, else a new interpreter.
+    """
+    if state.forks is None:
+        state.forks = ForkServer(sorted({*state.spec.modules, *(m.split(".")[0] for m in state.spec.modules)}),
+                                 state.spec.root, list(state.spec.sys_path))
+    out = os.path.join(tmp, "pytest.out")
+    code = state.forks.run(args, cwd=state.spec.root, env={"MU2PY_MUTANT_SPEC": spec_path},
+                           path=list(state.spec.sys_path), prelude=_INJECT, out=out, timeout=timeout)
+    if code is not None:
+        return code, Path(out).read_text(errors="replace") if os.path.exists(out) else ""
+    (Path(tmp) / "mu2py_inject_mutant.py").write_text(_INJECT)
+    env = dict(os.environ, MU2PY_MUTANT_SPEC=spec_path,
+               PYTHONPATH=os.pathsep.join([tmp, *state.spec.sys_path, os.environ.get("PYTHONPATH", "")]))
+    cmd = [sys.executable, "-c", "import mu2py_inject_mutant, sys, pytest; sys.exit(pytest.main(sys.argv[1:]))", *args]
+    try:
+        proc = subprocess.run(cmd, cwd=state.spec.root, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", ""
+    return proc.returncode, proc.stdout
 
 
 UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -426,5 +457,8 @@ UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 
 
 def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
-    """Dispatch a unit by its `kind` (the function every score worker runs)."""
-    return UNITS[unit["kind"]](unit)
+    """Dispatch a unit by its `kind` (the function every score worker runs); the result says how long it took."""
+    start = time.perf_counter()
+    result = UNITS[unit["kind"]](unit)
+    result.setdefault("seconds", round(time.perf_counter() - start, 4))
+    return result

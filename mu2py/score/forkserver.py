@@ -1,0 +1,130 @@
+"""Fresh pytest sessions forked from a warm interpreter: a fresh import of the package without the start-up cost.
+
+A mutant that must run in a fresh interpreter pays, every time, for starting Python,
+importing pytest and importing every pytest plugin the environment installs (hypothesis
+alone takes over half a second), before its suite is even collected.  The fork server is
+a process that imports all of that once, and never the code under test; each request
+forks it, and the child imports the package (with the mutant) and runs pytest from
+scratch, as a new interpreter would.
+
+Invariant: the server never imports a module of the package under test, so every child
+imports them anew; if importing the plugins did import one, the server refuses to start
+and callers fall back to plain subprocesses.  Only on POSIX (fork).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+_SERVER = r'''
+import json, os, signal, sys, time
+forbidden = json.loads(sys.argv[1])
+import pytest
+import tempfile
+# one empty session configures every installed plugin, importing what they import at configure time
+# (hypothesis: over half a second); an empty folder collects nothing, so no code under test is imported
+with tempfile.TemporaryDirectory() as empty, open(os.devnull, "w") as quiet:
+    saved = sys.stdout
+    sys.stdout = quiet
+    try:
+        pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", empty, empty])
+    except BaseException:
+        pass  # a broken plugin is reported by pytest in the child, as in a new interpreter
+    finally:
+        sys.stdout = saved
+loaded = sorted(m for m in forbidden if m in sys.modules)
+print(json.dumps({"ready": not loaded, "loaded": loaded}), flush=True)
+if loaded:
+    sys.exit(0)
+for line in sys.stdin:
+    req = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.chdir(req["cwd"])
+            os.environ.update(req["env"])
+            sys.path[:0] = req["path"]
+            fd = os.open(req["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            sys.argv = ["pytest"]
+            exec(compile(req["prelude"], "<mu2py prelude>", "exec"), {"__name__": "mu2py_prelude"})
+            code = pytest.main(req["args"])
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(int(code))
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+            sys.stderr.flush()
+            os._exit(3)
+    deadline = time.monotonic() + req["timeout"]
+    code = None
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            break
+        time.sleep(0.002)
+    print(json.dumps({"code": code}), flush=True)
+'''
+
+
+class ForkServer:
+    """One warm interpreter serving fresh pytest runs by fork; `run` is None-safe: it says when it cannot serve."""
+
+    def __init__(self, forbidden: list[str], cwd: str, path: list[str]) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        if not hasattr(os, "fork"):
+            return
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([*path, os.environ.get("PYTHONPATH", "")]))
+        try:
+            proc = subprocess.Popen([sys.executable, "-c", _SERVER, json.dumps(forbidden)], cwd=cwd, env=env,
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    text=True)
+            assert proc.stdout is not None
+            hello = json.loads(proc.stdout.readline() or "{}")
+        except (OSError, ValueError):
+            return
+        if hello.get("ready"):
+            self.proc = proc
+        else:
+            proc.wait()
+
+    def run(self, args: list[str], *, cwd: str, env: dict[str, str], path: list[str], prelude: str, out: str,
+            timeout: float) -> int | None | str:
+        """Run `pytest.main(args)` in a forked child: its exit code, "timeout", or None if the server is gone."""
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = None
+            return None
+        request: dict[str, Any] = {"args": args, "cwd": cwd, "env": env, "path": path, "prelude": prelude,
+                                   "out": out, "timeout": timeout}
+        try:
+            assert self.proc.stdin is not None and self.proc.stdout is not None
+            self.proc.stdin.write(json.dumps(request) + "\n")
+            self.proc.stdin.flush()
+            reply = json.loads(self.proc.stdout.readline() or "null")
+        except (OSError, ValueError):
+            reply = None
+        if reply is None:
+            self.close()
+            return None
+        return "timeout" if reply["code"] is None else int(reply["code"])
+
+    def close(self) -> None:
+        """Stop the server (it also stops by itself when this process goes away: its stdin closes)."""
+        if self.proc is not None:
+            try:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            self.proc = None

@@ -1,0 +1,74 @@
+"""The fork server: fresh pytest sessions with their exit codes, output and timeouts, and its refusal rule."""
+
+import os
+import sys
+
+import pytest
+
+from mu2py.score.forkserver import ForkServer
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the fork server needs fork")
+
+TESTS = '''
+import time
+
+import mod
+
+
+def test_value():
+    assert mod.VALUE == 1
+
+
+def test_slow():
+    if mod.VALUE == 2:
+        time.sleep(30)
+'''
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "mod.py").write_text("VALUE = 1\n")
+    (tmp_path / "test_mod.py").write_text(TESTS)
+    return tmp_path
+
+
+def _run(server, project, prelude="", timeout=20.0):
+    out = str(project / "out.txt")
+    code = server.run(["-q", "-p", "no:cacheprovider", "test_mod.py"], cwd=str(project), env={},
+                      path=[str(project)], prelude=prelude, out=out, timeout=timeout)
+    return code, (project / "out.txt").read_text()
+
+
+def test_each_run_imports_the_code_anew(project):
+    server = ForkServer(["mod"], str(project), [str(project)])
+    try:
+        assert server.proc is not None
+        assert _run(server, project)[0] == 0
+        # the prelude runs in the child before pytest: here it stands in for the mutant's import hook
+        code, output = _run(server, project, prelude="import sys, types\n"
+                                                      "m = types.ModuleType('mod'); m.VALUE = 3\n"
+                                                      "sys.modules['mod'] = m\n")
+        assert code == 1 and "FAILED test_mod.py::test_value" in output
+        assert _run(server, project)[0] == 0  # nothing of the previous child is left in the server
+    finally:
+        server.close()
+
+
+def test_a_hanging_child_is_killed_at_its_timeout(project):
+    server = ForkServer(["mod"], str(project), [str(project)])
+    try:
+        code, _ = _run(server, project, prelude="import sys, types\n"
+                                                "m = types.ModuleType('mod'); m.VALUE = 2\n"
+                                                "sys.modules['mod'] = m\n", timeout=2.0)
+        assert code == "timeout"
+        assert _run(server, project)[0] == 0
+    finally:
+        server.close()
+
+
+def test_it_refuses_when_its_own_start_imports_code_under_test(project):
+    server = ForkServer(["pytest", "mod"], str(project), [str(project)])  # pytest itself is always loaded
+    assert server.proc is None
+    assert server.run(["-q"], cwd=str(project), env={}, path=[], prelude="", out=str(project / "o"),
+                      timeout=5.0) is None
+    assert sys.modules.get("mod") is None
