@@ -6,13 +6,14 @@ directory, checks that its test suite passes, runs `mutmut run` on one copy and
 the score, then the verdict agreement on the mutants both tools generate.
 
     python benchmarks/score_vs_mutmut.py [--packages isodate toml] [--scratch DIR] [--workers 2]
-                                         [--skip-mutmut] [--json-out FILE] [--cross-check]
+                                         [--skip-mutmut] [--json-out FILE] [--cross-check] [--referee N]
 
 mutmut runs in a virtual environment of its own inside the scratch directory (it imports
 pytest into its own process and forks it per mutant); `mu2py` runs from this interpreter's
 environment.  A mutmut run takes minutes, so its results are cached as JSON in the scratch
 directory: `--skip-mutmut` reuses that cache instead of running mutmut again.
 
+`--referee N` settles up to N disagreements the plain way: pytest run on the mutated file.
 `--cross-check` scores once more with `--fresh-static` (every import-time mutant in a fresh
 interpreter, as mutmut would need for them) and prints how many of those verdicts the
 default in-place reload reproduces.
@@ -593,6 +594,37 @@ def report(pkg: Package, mutmut: dict[str, Any] | None, ours: list[dict[str, Any
     return out
 
 
+def referee(pkg: Package, pristine: Path, scratch: Path, bindir: Path, mutmut: dict[str, Any],
+            score_result: dict[str, Any], limit: int) -> dict[str, Any]:
+    """Where the tools disagree, ask plain pytest: run the suite on the mutated source itself, mutant by mutant.
+
+    Up to `limit` disagreeing matched mutants; each runs `pytest -x` in a copy of the project
+    whose file holds the mutant (what a developer would see).  A mutant is killed when
+    pytest fails or runs over 60 s.
+    """
+    pairs = match(mutmut["mutants"], score_result["mutants"])
+    disagree = [(m, o) for m, o in pairs if (m["status"] in DETECTED) != (o["status"] in DETECTED)][:limit]
+    root = fresh_copy(pkg, pristine, scratch / "work" / pkg.key / "referee")
+    env = clean_env(PYTHONPATH=str(root / pkg.import_root))
+    sides = Counter()
+    for _m, o in disagree:
+        path = root / o["rel"]
+        original = path.read_text()
+        path.write_text(mu2py_mutated_source(o, original, _line_starts(original)))
+        try:
+            proc = subprocess.run([str(bindir / "python"), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+                                   pkg.tests], cwd=root, env=env, capture_output=True, text=True, timeout=60)
+            killed = proc.returncode != 0
+        except subprocess.TimeoutExpired:
+            killed = True
+        finally:
+            path.write_text(original)
+        sides["mu2py" if killed == (o["status"] in DETECTED) else "mutmut"] += 1
+    print(f"  plain pytest on the mutated source, for {len(disagree)} disagreements: sides with mu2py "
+          f"{sides['mu2py']}, with mutmut {sides['mutmut']}")
+    return {"checked": len(disagree), "mu2py_right": sides["mu2py"], "mutmut_right": sides["mutmut"]}
+
+
 def cross_check(pkg: Package, root: Path, workers: int, score_result: dict[str, Any]) -> dict[str, Any]:
     """Import-time mutants: verdicts of the in-place reload against a fresh interpreter for every one of them."""
     fresh = run_mu2py_score(pkg, root, workers, "--fresh-static", "--no-cache")
@@ -651,6 +683,8 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="mutmut --max-children and mu2py --workers")
     parser.add_argument("--skip-mutmut", action="store_true", help="reuse cached mutmut results instead of running it")
     parser.add_argument("--json-out", type=Path, help="also write every figure to this JSON file")
+    parser.add_argument("--referee", type=int, default=0, metavar="N",
+                        help="run plain pytest on up to N mutants the tools disagree on, to see who is right")
     parser.add_argument("--cross-check", action="store_true",
                         help="also score with --fresh-static and compare the import-time mutants' verdicts")
     args = parser.parse_args()
@@ -685,6 +719,8 @@ def main() -> int:
         ours = score_result["mutants"] if score_result else list_mu2py_mutants(pkg, ours_root)
         annotate_mu2py(ours, ours_root)
         figures.append(report(pkg, mutmut, ours, score_result, score_note))
+        if args.referee and score_result is not None and mutmut is not None:
+            figures[-1]["referee"] = referee(pkg, pristine, scratch, bindir, mutmut, score_result, args.referee)
         if args.cross_check and score_result is not None:
             figures[-1]["cross_check"] = cross_check(pkg, ours_root, args.workers, score_result)
     if args.json_out:

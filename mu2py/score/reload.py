@@ -27,6 +27,7 @@ from __future__ import annotations
 import abc
 import gc
 import re
+import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +39,9 @@ _ATOMS = (str, bytes, int, float, complex, bool, type(None), range, type(Ellipsi
 # class attributes that belong to one class object and must never be copied onto another
 _CLASS_OWN = frozenset({"__dict__", "__weakref__", "_abc_impl", "__slots__"})
 _PLAIN_METACLASSES = (type, abc.ABCMeta)
+# what the import system puts in a module's namespace before running its body
+_MODULE_ATTRIBUTES = frozenset({"__name__", "__doc__", "__package__", "__loader__", "__spec__", "__file__",
+                                "__cached__", "__builtins__", "__path__"})
 
 
 class ReloadError(Exception):
@@ -248,11 +252,20 @@ def reload_in_place(module: types.ModuleType, code: types.CodeType, graph: Impor
     """
     namespace = vars(module)
     reload = Reload(module, dict(namespace), bookkeeping=list(bookkeeping or ()))
+    # the body runs in an emptied namespace, as on a fresh import: a name the mutant no longer binds
+    # (`if sys.version_info >= (3,): unicode = str` negated) must be missing, not left over
+    namespace.clear()
+    namespace.update({k: v for k, v in reload.saved.items() if k in _MODULE_ATTRIBUTES})
     try:
         exec(code, namespace)
     except BaseException:
         reload.restore()
         raise
+    for key, value in reload.saved.items():
+        # submodules the import system set on a package when they were imported (by tests too)
+        if key not in namespace and isinstance(value, types.ModuleType) \
+                and sys.modules.get(f"{module.__name__}.{key}") is value:
+            namespace[key] = value
     try:
         _carry_over(reload, graph, modules)
     except Exception as exc:
@@ -288,6 +301,10 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
         else:
             changed.append((name, old, new, False))
     pending.clear()  # its tuples would count as holders of the originals below
+    for name in saved:
+        if name not in namespace and graph.bindings_of(module.__name__, name):
+            # a fresh import would fail in the importer; here it keeps the original
+            reload.doubts.append(f"{name} is no longer defined, but other modules import it")
     for name, old, new, merged in changed:
         reader = graph.read_at_import(module.__name__, name)
         if reader is not None:

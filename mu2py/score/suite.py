@@ -124,6 +124,9 @@ class _HostPlugin:
             host.error = f"pytest could not collect the suite ({session.testsfailed} collection errors)"
         elif not session.items:
             host.error = "no tests found"
+        # nobody reads the failure reports of a mutant's tests; pytest's default long traceback re-parses
+        # every source file on the way (over half of a mutant's time when its test fails)
+        session.config.option.tbstyle = "value"
         host.items = {item.nodeid: item for item in session.items}
         host.order = list(session.items)
         self.served = True

@@ -15,6 +15,7 @@ from mu2py.score.suite import SuiteSpec, build_program
 
 BASE = '''
 import functools
+import sys
 
 LIMIT = 10
 NAMES = ["a", "b"]
@@ -53,6 +54,14 @@ def cached(n, step=1):
 
 def limit(n):
     return min(n, LIMIT)
+
+
+if sys.version_info >= (3,):
+    text = str
+
+
+def as_text(x):
+    return text(x)
 '''
 
 USER = '''
@@ -136,7 +145,7 @@ def snapshot(*modules):
 
 
 def test_a_constant_imported_by_value_is_patched(pkg):
-    reload = _reload(pkg, 4, "11")
+    reload = _reload(pkg, 5, "11")
     try:
         assert pkg.user.over(11) is False and pkg.base.limit(20) == 11
         assert any("rpkg.user reads LIMIT" in d for d in reload.doubts)  # `def default_limit(n=LIMIT)`
@@ -147,7 +156,7 @@ def test_a_constant_imported_by_value_is_patched(pkg):
 
 def test_classes_and_functions_keep_their_identity(pkg):
     child, base_describe = pkg.base.Child, pkg.base.Base.describe
-    reload = _reload(pkg, 10, '"XXbaseXX"')  # `kind = "base"`: a class attribute
+    reload = _reload(pkg, 11, '"XXbaseXX"')  # `kind = "base"`: a class attribute
     try:
         assert pkg.base.Child is child and pkg.base.Base.describe is base_describe
         assert pkg.base.Base().describe() == "<XXbaseXX" and pkg.user.shared_kind() == "[child!"
@@ -159,12 +168,12 @@ def test_classes_and_functions_keep_their_identity(pkg):
 
 
 def test_defaults_of_methods_and_cached_functions_are_merged(pkg):
-    reload = _reload(pkg, 19, '"XX[XX"')  # Child.describe's default, in a method using super()
+    reload = _reload(pkg, 20, '"XX[XX"')  # Child.describe's default, in a method using super()
     try:
         assert pkg.user.shared_kind() == "XX[XXchild!" and not reload.doubts
     finally:
         reload.restore()
-    reload = _reload(pkg, 35, "2")  # `step=1` of an lru_cache-wrapped function
+    reload = _reload(pkg, 36, "2")  # `step=1` of an lru_cache-wrapped function
     try:
         assert pkg.user.cached(1) == 3
     finally:
@@ -173,7 +182,7 @@ def test_defaults_of_methods_and_cached_functions_are_merged(pkg):
 
 
 def test_an_instance_made_at_import_is_remade_with_the_mutant(pkg):
-    reload = _reload(pkg, 27, "3")  # `make(n=2)` default, a staticmethod
+    reload = _reload(pkg, 28, "3")  # `make(n=2)` default, a staticmethod
     try:
         assert len(pkg.base.Child.make()) == 3
     finally:
@@ -181,8 +190,18 @@ def test_an_instance_made_at_import_is_remade_with_the_mutant(pkg):
     assert len(pkg.base.Child.make()) == 2
 
 
+def test_a_name_the_mutant_no_longer_binds_is_gone(pkg):
+    reload = _reload(pkg, 44, "< (3,)")  # `if sys.version_info >= (3,): text = str`, negated
+    try:
+        with pytest.raises(NameError):
+            pkg.base.as_text(1)
+    finally:
+        reload.restore()
+    assert pkg.base.as_text(1) == "1"
+
+
 def test_a_table_of_lambdas_is_seen_through_an_alias(pkg):
-    mutants = [(m.column, m.id) for m in pkg.program.mutants if m.line == 6 and m.mutated == "lambda n: None"]
+    mutants = [(m.column, m.id) for m in pkg.program.mutants if m.line == 7 and m.mutated == "lambda n: None"]
     assert len(mutants) == 2
     for column, mutant_id in sorted(mutants):
         code = compile(pkg.program.mutant_source(mutant_id), pkg.base.__file__, "exec")
