@@ -66,6 +66,8 @@ class Reload:
     keep: list[Any] = field(default_factory=list)  # re-created objects mapped above, alive so their ids stay unique
     caches: list[Any] = field(default_factory=list)  # merged memoizing wrappers: their answers belong to one version
     bookkeeping: list[Any] = field(default_factory=list)  # the caller's holders of originals that do not count
+    ran_at_import: set[types.CodeType] | None = None  # code that ran while importers were imported (None: unknown)
+    data_changed: set[int] = field(default_factory=set)  # ids of merged classes whose data attributes changed
 
     def restore(self) -> None:
         """Undo every merge and rebinding (in reverse), then put the module namespace back."""
@@ -199,6 +201,8 @@ class Reload:
                 continue
             if not self.merge(current, value):
                 self._set_cell(old_cell, value)
+        changes = len(self.undo)
+        original_code = old.__code__
         if old.__code__ != new.__code__:
             self._set_attr(old, "__code__", new.__code__)
         for name in ("__defaults__", "__kwdefaults__"):
@@ -211,6 +215,9 @@ class Reload:
                 continue
             if not self._same(vars(old).get(key, _MISSING), value):
                 self._set_attr(old, key, value)
+        if len(self.undo) > changes and (self.ran_at_import is None or original_code in self.ran_at_import):
+            # something called it while an importer was imported; that result holds the original
+            self.doubts.append(f"{old.__qualname__} changed and ran while the tests were collected")
         return True
 
     def _merge_class(self, old: type, new: type) -> bool:
@@ -228,6 +235,8 @@ class Reload:
             elif before is _MISSING or not (self._same(before, after) or self.merge(before, after)):
                 if isinstance(after, (types.MemberDescriptorType, types.GetSetDescriptorType)):
                     return False
+                if not callable(after) and not isinstance(after, (staticmethod, classmethod, property)):
+                    self.data_changed.add(id(old))
                 self._set_attr(old, key, after)
         return True
 
@@ -242,16 +251,18 @@ def _ignored_referrers() -> list[Any]:
 
 
 def reload_in_place(module: types.ModuleType, code: types.CodeType, graph: ImportGraph,
-                    modules: dict[str, types.ModuleType], bookkeeping: list[Any] | None = None) -> Reload:
+                    modules: dict[str, types.ModuleType], bookkeeping: list[Any] | None = None,
+                    ran_at_import: set[types.CodeType] | None = None) -> Reload:
     """Run `code` as `module`'s body in its live namespace and carry the changes over (see the module doc).
 
     `modules` are the live modules `graph` describes, by name; `bookkeeping` are the caller's
-    objects whose references to an original do not count as program state.  If the body raises, the
+    objects whose references to an original do not count as program state; `ran_at_import` are
+    the code objects that ran while the importers were imported (None: unknown, assume any).  If the body raises, the
     module is restored and the exception propagates; if carrying the changes over fails,
     everything is restored and `ReloadError` is raised.
     """
     namespace = vars(module)
-    reload = Reload(module, dict(namespace), bookkeeping=list(bookkeeping or ()))
+    reload = Reload(module, dict(namespace), bookkeeping=list(bookkeeping or ()), ran_at_import=ran_at_import)
     # the body runs in an emptied namespace, as on a fresh import: a name the mutant no longer binds
     # (`if sys.version_info >= (3,): unicode = str` negated) must be missing, not left over
     namespace.clear()
@@ -306,9 +317,12 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
             # a fresh import would fail in the importer; here it keeps the original
             reload.doubts.append(f"{name} is no longer defined, but other modules import it")
     for name, old, new, merged in changed:
-        reader = graph.read_at_import(module.__name__, name)
-        if reader is not None:
-            reload.doubts.append(f"{reader} reads {name} while it is imported")
+        # a merged function keeps its identity: a reader at import time holds the changed object, and a
+        # call it made then is caught in `merge`; a merged class whose data changed may have been read
+        if not merged or id(old) in reload.data_changed:
+            reader = graph.read_at_import(module.__name__, name)
+            if reader is not None:
+                reload.doubts.append(f"{reader} reads {name} while it is imported")
         if merged:
             continue
         original_class = reload.mapping.get(id(type(new)))

@@ -66,6 +66,7 @@ class _Host:
     graph: ImportGraph | None = None
     containers: ContainerSnapshot | None = None
     forks: ForkServer | None = None
+    ran_at_collection: set[Any] = field(default_factory=set)
     modules: dict[str, ModuleType] = field(default_factory=dict)
 
 
@@ -119,6 +120,7 @@ class _HostPlugin:
 
     def pytest_runtestloop(self, session: Any) -> bool:
         host = self.host
+        sys.setprofile(None)  # collection is over: see `host`
         host.session = session
         if session.testsfailed:
             host.error = f"pytest could not collect the suite ({session.testsfailed} collection errors)"
@@ -144,12 +146,29 @@ def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
     _HOST = _Host(spec)
     plugin = _HostPlugin(_HOST, serve)
     args = [*spec.pytest_args, "-q", *PYTEST_OPTIONS]
+    files = {os.path.realpath(f) for f in spec.files} | set(spec.files)
+    ran = _HOST.ran_at_collection
+
+    def record(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename in files:
+            # a call made by the importing of its own module is redone by the reload: only calls made
+            # while another module was being imported (or by pytest itself) count
+            outer = frame.f_back
+            while outer is not None and outer.f_code.co_name != "<module>":
+                outer = outer.f_back
+            if outer is None or outer.f_code.co_filename != frame.f_code.co_filename:
+                ran.add(frame.f_code)
+
     with open(os.devnull, "w") as quiet:
         saved = sys.stdout
         sys.stdout = quiet  # pytest's own terminal output is not ours to show
+        # the functions under test that run while the suite is collected (parameters built at import):
+        # what they computed then cannot be recomputed for an import-time mutant (see `reload`)
+        sys.setprofile(record)
         try:
             code = pytest.main(args, plugins=[plugin])
         finally:
+            sys.setprofile(None)
             sys.stdout = saved
     if not plugin.served:  # pytest stopped before its run loop (usage error, no tests): say so, then serve
         _HOST.error = f"pytest stopped before running tests (exit code {code}); check --tests and pytest arguments"
@@ -317,7 +336,8 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
     graph, modules = _import_graph(state)
     try:
         assert state.containers is not None
-        reloaded = reload_in_place(sys.modules[m.module], code, graph, modules, state.containers.holders())
+        reloaded = reload_in_place(sys.modules[m.module], code, graph, modules, state.containers.holders(),
+                                   state.ran_at_collection)
     except ReloadError as exc:
         return {"status": "isolate", "why": f"cannot reload in place ({exc})"}
     except Exception as exc:  # noqa: BLE001 - a module body that raises fails every importer

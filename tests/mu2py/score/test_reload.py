@@ -112,11 +112,12 @@ def pkg(tmp_path_factory):
             sys.modules.pop(name, None)
 
 
-def _reload(pkg, line, mutated):
+def _reload(pkg, line, mutated, ran_at_import=frozenset()):
+    """Reload the mutant; by default no function of the package ran while the importers were imported."""
     for m in pkg.program.mutants:
         if m.line == line and m.mutated == mutated:
             return reload_in_place(pkg.base, compile(pkg.program.mutant_source(m.id), m.file, "exec"),
-                                   pkg.graph, pkg.modules)
+                                   pkg.graph, pkg.modules, ran_at_import=set(ran_at_import))
     raise AssertionError(f"no mutant {mutated!r} on line {line}")
 
 
@@ -181,6 +182,19 @@ def test_defaults_of_methods_and_cached_functions_are_merged(pkg):
     assert pkg.user.cached(1) == 2
 
 
+def test_a_changed_function_that_ran_at_import_is_a_doubt(pkg):
+    describe = pkg.base.Child.describe
+    for ran, doubted in ((set(), False), ({describe.__code__}, True), (None, True)):
+        reload = _reload(pkg, 20, '"XX[XX"', ran_at_import=ran) if ran is not None else reload_in_place(
+            pkg.base, compile(pkg.program.mutant_source(next(
+                m.id for m in pkg.program.mutants if m.line == 20 and m.mutated == '"XX[XX"')), pkg.base.__file__,
+                "exec"), pkg.graph, pkg.modules)
+        try:
+            assert any("Child.describe changed and ran" in d for d in reload.doubts) == doubted
+        finally:
+            reload.restore()
+
+
 def test_an_instance_made_at_import_is_remade_with_the_mutant(pkg):
     reload = _reload(pkg, 28, "3")  # `make(n=2)` default, a staticmethod
     try:
@@ -205,7 +219,7 @@ def test_a_table_of_lambdas_is_seen_through_an_alias(pkg):
     assert len(mutants) == 2
     for column, mutant_id in sorted(mutants):
         code = compile(pkg.program.mutant_source(mutant_id), pkg.base.__file__, "exec")
-        reload = reload_in_place(pkg.base, code, pkg.graph, pkg.modules)
+        reload = reload_in_place(pkg.base, code, pkg.graph, pkg.modules, ran_at_import=set())
         try:
             # the first lambda is "neg", the second "sq", which the other module reads through `TABLE as T`
             seen = (pkg.base.TABLE["neg"](3), pkg.user.through_table(3))

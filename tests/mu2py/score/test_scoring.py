@@ -81,7 +81,9 @@ def test_import_time_mutants_are_reloaded_in_place(first):
     assert verdict(4, "constant", "11") == ("reexec", "killed", "test_units")  # `from formats import UNIT` patched
     assert verdict(8, "lambda", "lambda n: None") == ("reexec", "killed", "test_render")
     assert verdict(7, "arithmetic", '"%02d" / n') == ("mutant", "killed", "test_render")  # a lambda in a dict
-    assert verdict(13, "constant", "3") == ("reexec", "killed", "test_scale")  # class attribute merged
+    # a class attribute, merged into the live class (both tests read it; the faster runs first)
+    assert verdict(13, "constant", "3")[:2] == ("reexec", "killed")
+    assert verdict(13, "constant", "3")[2] in ("test_scale", "test_scaled")
     assert verdict(15, "constant", "2") == ("reexec", "killed", "test_scaled")  # `DEFAULT = Scale()` re-made
     sep = m[("formats.py", 3, "string", '"XX-XX"')]
     assert (sep["mode"], sep["status"]) == ("isolated", "killed")
