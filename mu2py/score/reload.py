@@ -185,6 +185,8 @@ class Reload:
     def _merge_function(self, old: types.FunctionType, new: types.FunctionType) -> bool:
         if len(old.__code__.co_freevars) != len(new.__code__.co_freevars):
             return False
+        if any(_is_empty(a) != _is_empty(b) for a, b in zip(old.__closure__ or (), new.__closure__ or (), strict=True)):
+            return False  # decided before anything changes: a refused merge leaves `old` as it was
         self._remember(old, new)
         for old_cell, new_cell in zip(old.__closure__ or (), new.__closure__ or (), strict=True):
             try:
@@ -195,9 +197,7 @@ class Reload:
                 current = old_cell.cell_contents
             except ValueError:
                 current = _MISSING
-            if value is _MISSING or current is _MISSING:
-                if value is not current:
-                    return False
+            if value is _MISSING:  # both empty (checked above)
                 continue
             if not self.merge(current, value):
                 self._set_cell(old_cell, value)
@@ -238,6 +238,13 @@ class Reload:
                 if not callable(after) and not isinstance(after, (staticmethod, classmethod, property)):
                     self.data_changed.add(id(old))
                 self._set_attr(old, key, after)
+        return True
+
+
+def _is_empty(cell: Any) -> bool:
+    try:
+        return cell.cell_contents is _MISSING  # never true: reading an empty cell raises
+    except ValueError:
         return True
 
 

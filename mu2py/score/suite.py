@@ -8,7 +8,8 @@ inside pytest's run loop (see `host`), so that every unit reuses the collected i
 - `mutant`: swap one mutant's code in, run the given tests (fast first) until one fails;
 - `reexec`: a module-level mutant, its module body re-run in the live namespace (`reload`);
 - `isolated`: run the suite in a fresh interpreter with the mutated module imported from
-  source (module-level mutants, and mutants whose code cannot be swapped).
+  source (import-time mutants the reload has doubts about, and mutants whose code cannot be
+  swapped), forked from a warm server (`forkserver`) where possible.
 
 Invariant: after every unit the live modules hold their original code; a unit that cannot
 guarantee it (a timeout interrupting pytest itself) asks for its worker to be replaced.
@@ -61,7 +62,6 @@ class _Host:
     error: str | None = None
     program: Program | None = None
     swaps: dict[str, CodeSwap] = field(default_factory=dict)
-    imported: set[str] | None = None
     order: list[Any] = field(default_factory=list)
     graph: ImportGraph | None = None
     containers: ContainerSnapshot | None = None
