@@ -3,7 +3,8 @@
 For each package the script downloads the pinned source distribution into a scratch
 directory, checks that its test suite passes, runs `mutmut run` on one copy and
 `mu2py score` on another, and prints per tool the wall time, the counts by status and
-the score, then the verdict agreement on the mutants both tools generate.
+the score, then the verdict agreement on the mutants both tools generate, and mu2py's
+time once more without the import-time mutants mutmut does not make (the like-for-like time).
 
     python benchmarks/score_vs_mutmut.py [--packages isodate toml] [--scratch DIR] [--workers 2]
                                          [--skip-mutmut] [--json-out FILE] [--cross-check] [--referee N]
@@ -14,7 +15,7 @@ environment.  A mutmut run takes minutes, so its results are cached as JSON in t
 directory: `--skip-mutmut` reuses that cache instead of running mutmut again.
 
 `--referee N` settles up to N disagreements the plain way: pytest run on the mutated file.
-`--cross-check` scores once more with `--fresh-static` (every import-time mutant in a fresh
+`--cross-check` scores once more with `--import-time fresh` (every import-time mutant in a fresh
 interpreter, as mutmut would need for them) and prints how many of those verdicts the
 default in-place reload reproduces.
 
@@ -594,6 +595,17 @@ def report(pkg: Package, mutmut: dict[str, Any] | None, ours: list[dict[str, Any
     return out
 
 
+def same_scope(pkg: Package, root: Path, workers: int, mutmut: dict[str, Any]) -> dict[str, Any]:
+    """mu2py without the import-time mutants mutmut never makes (`--import-time skip`): the like-for-like time."""
+    scoped = run_mu2py_score(pkg, root, workers, "--import-time", "skip", "--no-cache")
+    wall = scoped["wall_seconds"]
+    ratio = mutmut["seconds"] / wall if wall else float("inf")
+    print(f"  mu2py score --import-time skip: {wall:.1f} s wall{load_note(scoped)}, {len(scoped['mutants'])} mutants "
+          f"({scoped['summary'].get('skipped_import_time')} import-time mutants left out); "
+          f"wall-time ratio mutmut/mu2py: {ratio:.2f}")
+    return {"seconds": wall, "total": len(scoped["mutants"]), "wall_ratio": ratio}
+
+
 def referee(pkg: Package, pristine: Path, scratch: Path, bindir: Path, mutmut: dict[str, Any],
             score_result: dict[str, Any], limit: int) -> dict[str, Any]:
     """Where the tools disagree, ask plain pytest: run the suite on the mutated source itself, mutant by mutant.
@@ -627,14 +639,14 @@ def referee(pkg: Package, pristine: Path, scratch: Path, bindir: Path, mutmut: d
 
 def cross_check(pkg: Package, root: Path, workers: int, score_result: dict[str, Any]) -> dict[str, Any]:
     """Import-time mutants: verdicts of the in-place reload against a fresh interpreter for every one of them."""
-    fresh = run_mu2py_score(pkg, root, workers, "--fresh-static", "--no-cache")
+    fresh = run_mu2py_score(pkg, root, workers, "--import-time", "fresh", "--no-cache")
     by_id = {m["id"]: m for m in fresh["mutants"]}
     static = [m for m in score_result["mutants"] if m["mode"] in ("reexec", "isolated") and m["id"] in by_id
               and by_id[m["id"]]["mode"] == "isolated"]
     agree = [m for m in static if (m["status"] in DETECTED) == (by_id[m["id"]]["status"] in DETECTED)]
     in_place = sum(1 for m in static if m["mode"] == "reexec")
     print(f"  import-time mutants: {len(static)}, judged in place {in_place}, in a fresh interpreter "
-          f"{len(static) - in_place}; `--fresh-static` run {fresh['wall_seconds']:.1f} s wall")
+          f"{len(static) - in_place}; `--import-time fresh` run {fresh['wall_seconds']:.1f} s wall")
     print(f"    verdicts equal to a fresh interpreter for every one: {len(agree)}/{len(static)}")
     for m in [m for m in static if m not in agree][:8]:
         print(f"    differs: {m['id']} ({short(m['original'], 30)!r} -> {short(m['mutated'], 30)!r}): "
@@ -686,7 +698,7 @@ def main() -> int:
     parser.add_argument("--referee", type=int, default=0, metavar="N",
                         help="run plain pytest on up to N mutants the tools disagree on, to see who is right")
     parser.add_argument("--cross-check", action="store_true",
-                        help="also score with --fresh-static and compare the import-time mutants' verdicts")
+                        help="also score with --import-time fresh and compare the import-time mutants' verdicts")
     args = parser.parse_args()
     names = [n.strip() for item in args.packages for n in item.split(",") if n.strip()]
     unknown = [n for n in names if n not in PACKAGES]
@@ -719,6 +731,8 @@ def main() -> int:
         ours = score_result["mutants"] if score_result else list_mu2py_mutants(pkg, ours_root)
         annotate_mu2py(ours, ours_root)
         figures.append(report(pkg, mutmut, ours, score_result, score_note))
+        if score_result is not None and mutmut is not None:
+            figures[-1]["same_scope"] = same_scope(pkg, ours_root, args.workers, mutmut)
         if args.referee and score_result is not None and mutmut is not None:
             figures[-1]["referee"] = referee(pkg, pristine, scratch, bindir, mutmut, score_result, args.referee)
         if args.cross_check and score_result is not None:

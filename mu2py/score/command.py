@@ -121,7 +121,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
                      sys_path=tuple(sys_path), skip_patterns=tuple(config.get("skip_lines", [])))
     cache = None if args.no_cache else Path(args.cache) if args.cache else root / ".mu2py-cache" / "score.json"
     score_config = ScoreConfig(workers=args.workers, pruning=args.opt, timeout_factor=args.timeout_factor,
-                               cache=cache, cluster=args.cluster, fresh_static=args.fresh_static)
+                               cache=cache, cluster=args.cluster, import_time=args.import_time)
     live_wanted = console.is_terminal and not args.json
 
     def line(state: Any, phase: str) -> str:
@@ -175,8 +175,9 @@ def add_score_command(sub: Any) -> None:
     p.add_argument("--cluster", metavar="ADDRESS", help="run mutants on Dask: tcp://HOST:8786 or local:N")
     p.add_argument("--timeout-factor", type=float, default=10.0, help="a test's timeout is F x its baseline time + 1s")
     p.add_argument("--opt", choices=("execution", "infection"), default="infection", help="pruning (default: both)")
-    p.add_argument("--fresh-static", action="store_true",
-                   help="run every import-time mutant in a fresh interpreter (slow; cross-checks the in-place reload)")
+    p.add_argument("--import-time", choices=("reload", "fresh", "skip"), default="reload",
+                   help="import-time mutants (constants, defaults, class attributes): reload the module in place "
+                        "(default), run each in a fresh interpreter (slow; a cross-check), or skip them")
     p.add_argument("--skip", nargs="+", metavar="GLOB", help="module names or files not to mutate")
     p.add_argument("--pytest-args", nargs=argparse.REMAINDER, help="everything after goes to pytest")
     p.add_argument("--cache", help="verdict cache file (default: ROOT/.mu2py-cache/score.json)")

@@ -41,7 +41,7 @@ class ScoreConfig:
     cache: Path | None = None
     cluster: str | None = None  # a Dask address (tcp://HOST:PORT or local:N): units travel in shards
     shard_size: int = 25
-    fresh_static: bool = False  # import-time mutants in a fresh interpreter instead of reloaded in place
+    import_time: str = "reload"  # import-time mutants: "reload" in place, "fresh" interpreter each, or "skip"
 
 
 @dataclass
@@ -298,7 +298,10 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
         if cached is not None:
             state.verdicts[index] = dict(cached, cached=True)
             continue
-        if index in program.static and config.fresh_static:
+        if index in program.static and config.import_time == "skip":
+            state.verdicts[index] = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "skipped"}
+            continue
+        if index in program.static and config.import_time == "fresh":
             units.append(_isolated_unit(index, state, config))
             continue
         if index in program.static:
@@ -334,8 +337,12 @@ def report(state: ScoreRun) -> dict[str, Any]:
     """The JSON report: a summary, per-file totals, and one entry per mutant."""
     entries = []
     per_file: dict[str, dict[str, int]] = {}
+    skipped = 0
     for index, m in enumerate(state.program.mutants):
         verdict = state.verdicts.get(index, {"status": "survived", "killed_by": None, "tests_run": 0})
+        if verdict["status"] == "skipped":  # --import-time skip: not part of this score
+            skipped += 1
+            continue
         entry = m.to_json()
         entry.update(status=verdict["status"], killed_by=verdict.get("killed_by"),
                      tests_run=verdict.get("tests_run", 0), pruned=verdict.get("pruned"),
@@ -348,7 +355,7 @@ def report(state: ScoreRun) -> dict[str, Any]:
     detected = totals["killed"] + totals["timeout"]
     return {
         "summary": {
-            "total": len(entries), **totals,
+            "total": len(entries), **totals, "skipped_import_time": skipped,
             "pruned_infection": state.pruned_infection, "cached": state.cached,
             "score": round(detected / len(entries), 4) if entries else None,
             "tests": len(state.tests), "seconds": round(state.seconds, 2),

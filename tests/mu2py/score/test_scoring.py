@@ -91,6 +91,14 @@ def test_import_time_mutants_are_reloaded_in_place(first):
     assert not any(x["mode"] == "isolated" for x in first["mutants"] if x["module"] != "sample_pkg.formats")
 
 
+def test_import_time_mutants_can_be_skipped(first, project, capsys):
+    skipped = _score(project, capsys, "--import-time", "skip", "--no-cache")
+    s = skipped["summary"]
+    assert s["skipped_import_time"] > 0 and s["total"] + s["skipped_import_time"] == first["summary"]["total"]
+    assert not any(m["mode"] in ("reexec", "skipped") for m in skipped["mutants"])
+    assert {m["id"] for m in skipped["mutants"]} < {m["id"] for m in first["mutants"]}
+
+
 def test_html_report(first, project):
     index = (project / "html" / "index.html").read_text()
     assert "Mutation score" in index and "core.py" in index
