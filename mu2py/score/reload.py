@@ -102,11 +102,11 @@ class Reload:
     # -- recording changes ------------------------------------------------------------
 
     def _set_attr(self, target: Any, key: str, value: Any) -> None:
-        self.undo.append(("attr", target, key, getattr(target, key, _MISSING) if key != "__dict__" else _MISSING))
+        self.undo.append(("attr", target, key, _own(target, key)))
         setattr(target, key, value)
 
     def _del_attr(self, target: Any, key: str) -> None:
-        self.undo.append(("attr", target, key, getattr(target, key)))
+        self.undo.append(("attr", target, key, _own(target, key)))
         delattr(target, key)
 
     def _set_item(self, target: dict[str, Any], key: str, value: Any) -> None:
@@ -239,6 +239,14 @@ class Reload:
                     self.data_changed.add(id(old))
                 self._set_attr(old, key, after)
         return True
+
+
+def _own(target: Any, key: str) -> Any:
+    """What `target` itself holds under `key`: a class's own dict entry (a staticmethod stays one, an
+    inherited value is not copied down), a function's attribute."""
+    if isinstance(target, type):
+        return vars(target).get(key, _MISSING)
+    return getattr(target, key, _MISSING)
 
 
 def _is_empty(cell: Any) -> bool:

@@ -245,3 +245,16 @@ def test_any_sequence_of_reloads_then_restores_leaves_the_modules_untouched(pkg,
         reload.restore()
         assert snapshot(pkg.base, pkg.user) == before
     assert pkg.user.over(11) and pkg.user.names() == ["a", "b"] and pkg.user.shared_kind() == "[child!"
+
+
+def test_restore_puts_back_a_class_own_entry_not_what_getattr_resolves(pkg):
+    from mu2py.score.reload import Reload
+
+    child = pkg.base.Child
+    make = vars(child)["make"]  # a staticmethod object; getattr(child, "make") is the bare function
+    reload = Reload(pkg.base, dict(vars(pkg.base)))
+    reload._set_attr(child, "make", staticmethod(lambda n=2: []))
+    reload._set_attr(child, "extra", 1)
+    reload.restore()
+    assert vars(child)["make"] is make and "extra" not in vars(child)
+    assert len(child.make()) == 2
