@@ -159,7 +159,8 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     console.print(
         f"[bold]score {100 * (s['score'] or 0):.1f}%[/bold]: {s['killed']} killed, {s['timeout']} timed out, "
         f"{s['survived']} survived ({s['pruned_infection']} proved without running), {s['no_coverage']} not "
-        f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)")
+        f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
+        + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""))
     return 0
 
 
