@@ -68,6 +68,20 @@ class Reload:
     bookkeeping: list[Any] = field(default_factory=list)  # the caller's holders of originals that do not count
     ran_at_import: set[types.CodeType] | None = None  # code that ran while importers were imported (None: unknown)
     data_changed: set[int] = field(default_factory=set)  # ids of merged classes whose data attributes changed
+    changed_codes: set[types.CodeType] = field(default_factory=set)  # original code of functions that changed
+    changed_names: set[str] = field(default_factory=set)  # names and attribute names bound to something new
+
+    def observed_by(self, code: types.CodeType) -> bool:
+        """Whether running `code` can see this reload's changes: it is a changed function's code, or reads by
+        name (a global or an attribute) something that was rebound.  Reads through `getattr(obj, variable)`
+        or `vars(module)[...]` are not seen; everything else reaches a changed object through a name."""
+        return code in self.changed_codes or not self.changed_names.isdisjoint(code.co_names)
+
+    @property
+    def observable_by_name(self) -> bool:
+        """False when a change works through a special method or module hook (`__eq__ = None`, `__getattr__`),
+        which no name in the reading code reveals: then every test may observe it."""
+        return not any(n.startswith("__") and n.endswith("__") for n in self.changed_names)
 
     def restore(self) -> None:
         """Undo every merge and rebinding (in reverse), then put the module namespace back."""
@@ -140,6 +154,9 @@ class Reload:
         state = getattr(old, "__dict__", None)
         if isinstance(state, dict) and not hasattr(type(old), "__slots__"):
             return self.equivalent(state, vars(new), depth - 1)
+        slots = [n for klass in type(old).__mro__ for n in _slot_names(klass)]
+        if slots and not isinstance(state, dict):  # e.g. dataclasses.Field
+            return all(self.equivalent(getattr(old, n, _MISSING), getattr(new, n, _MISSING), depth - 1) for n in slots)
         if type(old).__eq__ is object.__eq__:
             return False
         try:
@@ -215,6 +232,8 @@ class Reload:
                 continue
             if not self._same(vars(old).get(key, _MISSING), value):
                 self._set_attr(old, key, value)
+        if len(self.undo) > changes:
+            self.changed_codes.add(original_code)
         if len(self.undo) > changes and (self.ran_at_import is None or original_code in self.ran_at_import):
             # something called it while an importer was imported; that result holds the original
             self.doubts.append(f"{old.__qualname__} changed and ran while the tests were collected")
@@ -232,13 +251,21 @@ class Reload:
             before, after = vars(old).get(key, _MISSING), vars(new).get(key, _MISSING)
             if after is _MISSING:
                 self._del_attr(old, key)
-            elif before is _MISSING or not (self._same(before, after) or self.merge(before, after)):
+                self.changed_names.add(key)
+            elif before is _MISSING or not (self._same(before, after) or self.merge(before, after)
+                                            or self.equivalent(before, after)):
+                self.changed_names.add(key)
                 if isinstance(after, (types.MemberDescriptorType, types.GetSetDescriptorType)):
                     return False
                 if not callable(after) and not isinstance(after, (staticmethod, classmethod, property)):
                     self.data_changed.add(id(old))
                 self._set_attr(old, key, after)
         return True
+
+
+def _slot_names(klass: type) -> tuple[str, ...]:
+    slots = vars(klass).get("__slots__", ())
+    return (slots,) if isinstance(slots, str) else tuple(slots)
 
 
 def _own(target: Any, key: str) -> Any:
@@ -328,6 +355,8 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
             changed.append((name, old, new, False))
     pending.clear()  # its tuples would count as holders of the originals below
     for name in saved:
+        if name not in namespace:
+            reload.changed_names.add(name)
         if name not in namespace and graph.bindings_of(module.__name__, name):
             # a fresh import would fail in the importer; here it keeps the original
             reload.doubts.append(f"{name} is no longer defined, but other modules import it")
@@ -340,6 +369,7 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
                 reload.doubts.append(f"{reader} reads {name} while it is imported")
         if merged:
             continue
+        reload.changed_names.add(name)
         original_class = reload.mapping.get(id(type(new)))
         if original_class is not None:
             try:
@@ -350,6 +380,7 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
             target = modules.get(importer)
             if target is not None and vars(target).get(alias, _MISSING) is old:
                 reload._set_item(vars(target), alias, new)
+                reload.changed_names.add(alias)
         if not is_atom(old):
             _rebind_everywhere(reload, old, new, modules)
     replaced = [(name, old) for name, old, _, merged in changed if not merged and not is_atom(old)]
@@ -370,6 +401,7 @@ def _rebind_everywhere(reload: Reload, old: Any, new: Any, modules: dict[str, ty
             for key, value in list(found.items()):
                 if value is old:
                     reload._set_item(found, key, new)
+                    reload.changed_names.add(key)
 
 
 def _check_unreferenced(reload: Reload, replaced: list[tuple[str, Any]], changed: list[Any]) -> None:
@@ -378,12 +410,19 @@ def _check_unreferenced(reload: Reload, replaced: list[tuple[str, Any]], changed
             *map(id, changed), *map(id, replaced), *map(id, reload.undo), *map(id, _ignored_referrers()),
             *(id(entry[3]) for entry in reload.undo), *(id(entry[1]) for entry in changed),
             id(reload.bookkeeping), *map(id, reload.bookkeeping)}
-    for holder in gc.get_referrers(*(old for _, old in replaced)):
-        if id(holder) in ours or isinstance(holder, types.FrameType):
+    for attempt in range(2):
+        holders = [h for h in gc.get_referrers(*(old for _, old in replaced))
+                   if id(h) not in ours and not isinstance(h, types.FrameType)]
+        if not holders:
+            return
+        if attempt == 0:
+            # garbage not yet collected (an earlier unit's cycles) may be the only holder: collect, look again
+            del holders
+            gc.collect()
             continue
-        held = [name for name, old in replaced if _holds(holder, old)]
-        reload.doubts.append(f"the original {', '.join(held) or 'value'} is still held by a {type(holder).__name__}")
-        return
+        held = [name for name, old in replaced if _holds(holders[0], old)]
+        reload.doubts.append(f"the original {', '.join(held) or 'value'} is still held by a "
+                             f"{type(holders[0]).__name__}")
 
 
 def _holds(holder: Any, value: Any) -> bool:

@@ -67,6 +67,7 @@ class _Host:
     containers: ContainerSnapshot | None = None
     forks: ForkServer | None = None
     ran_at_collection: set[Any] = field(default_factory=set)
+    executed: list[frozenset[Any]] | None = None  # per test (collection order): code under the root it ran
     modules: dict[str, ModuleType] = field(default_factory=dict)
 
 
@@ -344,7 +345,14 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         return {"status": "killed", "killed_by": f"<import raised {type(exc).__name__}>", "tests_run": 0}
     try:
         state.swaps[m.module].clear_caches()
-        verdict = _run_tests(state, unit["tests"], {"status": "survived", "killed_by": None})
+        tests = unit["tests"]
+        if reloaded.observable_by_name:
+            # only the tests that ran code able to see a change: a changed function, or a read by name
+            # of something rebound (see `Reload.observed_by`)
+            executed = _executed(state)
+            observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c)}
+            tests = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers]
+        verdict = _run_tests(state, tests, {"status": "survived", "killed_by": None})
     finally:
         reloaded.restore()
         state.swaps[m.module].clear_caches()
@@ -355,6 +363,31 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         first = [verdict["killed_by"]] if verdict["status"] == "killed" and verdict.get("tests_run") else []
         return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}", "first": first}
     return verdict
+
+
+def _executed(state: _Host) -> list[frozenset[Any]]:
+    """Per test, in collection order, the code objects from under the project root it runs (recorded once per
+    worker, each test from its fresh start, by running the suite on the original under a profile hook)."""
+    if state.executed is None:
+        _, modules = _import_graph(state)
+        files = {f for m in modules.values() for f in (m.__file__, os.path.realpath(m.__file__ or ""))}
+        executed = []
+        for item in state.order:
+            seen: set[Any] = set()
+
+            def record(frame: Any, event: str, arg: Any, seen: set[Any] = seen) -> None:
+                if event == "call" and frame.f_code.co_filename in files:
+                    seen.add(frame.f_code)
+
+            _fresh_start(state)
+            sys.setprofile(record)
+            try:
+                run_test(item, None)
+            finally:
+                sys.setprofile(None)
+            executed.append(frozenset(seen))
+        state.executed = executed
+    return state.executed
 
 
 def _import_graph(state: _Host) -> tuple[ImportGraph, dict[str, ModuleType]]:

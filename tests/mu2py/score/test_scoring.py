@@ -65,6 +65,7 @@ def test_verdicts_on_the_sample(first):
     assert not any(x["line"] == 49 for x in first["mutants"])  # `# pragma: no mutate`
     scale = m[("extra.py", 7, "constant", "4")]  # nobody imports SCALE by name: re-run in place is enough
     assert scale["status"] == "survived" and scale["mode"] == "reexec"
+    assert scale["tests_run"] == 0  # no test runs code that reads SCALE: nothing to run after the reload
     assert s["pruned_infection"] >= 2
     assert s["killed"] + s["survived"] + s["timeout"] + s["no_coverage"] == s["total"]
 
