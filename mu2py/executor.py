@@ -112,16 +112,13 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResul
         status = Status.OK
         error: BaseException | None = None
     except Timeout as exc:
-        _alarm_live = False
         status, output, error = Status.TIMEOUT, None, exc
-    except KeyboardInterrupt:
-        _alarm_live = False
-        raise
     except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are outcomes too
-        _alarm_live = False
+        if isinstance(exc, KeyboardInterrupt):
+            raise
         status, output, error = Status.EXCEPTION, None, exc
     finally:
-        _alarm_live = False
+        # the inner `finally` has already ended the alarm's live window, whatever fn did
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)

@@ -108,6 +108,9 @@ class ImportGraph:
 
     def __init__(self, facts: Iterable[ModuleFacts]) -> None:
         self.facts = {f.name: f for f in facts}
+        # the graph never changes and every reload asks about the same few names: answers are kept
+        self._bindings: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self._readers: dict[tuple[str, str], str | None] = {}
 
     def origin(self, module: str, name: str) -> tuple[str, str]:
         """Where `module.name` comes from, following `from S import N` re-exports among the known modules."""
@@ -132,6 +135,11 @@ class ImportGraph:
 
     def bindings_of(self, module: str, name: str) -> list[tuple[str, str]]:
         """Every (module, alias) outside `module` whose import-time binding comes from `module.name`."""
+        if (module, name) not in self._bindings:
+            self._bindings[module, name] = self._find_bindings(module, name)
+        return self._bindings[module, name]
+
+    def _find_bindings(self, module: str, name: str) -> list[tuple[str, str]]:
         found = []
         for other in self.facts.values():
             if other.name == module:
@@ -148,6 +156,11 @@ class ImportGraph:
 
         An attribute read `.name` anywhere at import time counts, whatever object it is read from.
         """
+        if (module, name) not in self._readers:
+            self._readers[module, name] = self._find_reader(module, name)
+        return self._readers[module, name]
+
+    def _find_reader(self, module: str, name: str) -> str | None:
         for other in self.facts.values():
             if other.name == module:
                 continue

@@ -209,9 +209,10 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 def run_test(item: Any, timeout: float | None) -> str:
-    """Run one collected test: "passed", "failed" (any phase failed) or "timeout"."""
+    """Run one collected test from its fresh start (`_fresh_start`): "passed", "failed" (any phase) or "timeout"."""
     from _pytest.runner import runtestprotocol
 
+    _fresh_start(_state())
     global _fired
     _fired = False
     previous = signal.signal(signal.SIGALRM, _on_alarm)
@@ -249,7 +250,6 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     tests = []
     try:
         for nodeid, item in state.items.items():
-            _fresh_start(state)
             recorder.reset()
             start = time.perf_counter()
             outcome = run_test(item, None)
@@ -266,7 +266,6 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     # a test failing under probes is re-run plainly: only a failure on the true original stops the score
     for test in tests:
         if test["outcome"] != "passed":
-            _fresh_start(state)
             test["outcome"] = run_test(state.items[test["nodeid"]], None)
             test["probes_unreliable"] = True
     return {"tests": tests, "unprobed": unprobed}
@@ -286,7 +285,6 @@ def _compiled(state: _Host, index: int) -> tuple[Any, Any]:
 def _run_tests(state: _Host, tests: list[tuple[str, float]], survived: dict[str, Any]) -> dict[str, Any]:
     """Run `tests` (node id, timeout) until one fails or times out; `survived` is the verdict if none does."""
     for run, (nodeid, timeout, position) in enumerate(tests, start=1):
-        _fresh_start(state)
         outcome = run_test(_item(state, nodeid, position), timeout)
         if outcome != "passed":
             return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid, "tests_run": run,
@@ -298,7 +296,6 @@ def _checked(state: _Host, verdict: dict[str, Any]) -> dict[str, Any]:
     """A kill stands only if its test passes on the restored original; else this worker's state is corrupt."""
     if verdict["status"] != "killed":
         return verdict
-    _fresh_start(state)
     if run_test(_item(state, verdict["killed_by"], verdict.get("position")), None) != "passed":
         request_restart()
         return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
@@ -335,6 +332,7 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
     if isinstance(code, dict):
         return code
     graph, modules = _import_graph(state)
+    executed = _executed(state)  # recorded on the original, before any reload in this worker
     try:
         assert state.containers is not None
         reloaded = reload_in_place(sys.modules[m.module], code, graph, modules, state.containers.holders(),
@@ -344,18 +342,15 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001 - a module body that raises fails every importer
         return {"status": "killed", "killed_by": f"<import raised {type(exc).__name__}>", "tests_run": 0}
     try:
-        state.swaps[m.module].clear_caches()
         tests = unit["tests"]
         if reloaded.observable_by_name:
             # only the tests that ran code able to see a change: a changed function, or a read by name
-            # of something rebound (see `Reload.observed_by`)
-            executed = _executed(state)
+            # of something rebound (see `Reload.observed_by`); every test clears the memo caches itself
             observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c)}
             tests = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers]
         verdict = _run_tests(state, tests, {"status": "survived", "killed_by": None})
     finally:
         reloaded.restore()
-        state.swaps[m.module].clear_caches()
     verdict = _checked(state, verdict)
     if reloaded.doubts and verdict["status"] in ("killed", "survived", "timeout"):
         # the live state mixed original and mutant objects: neither verdict is the mutant's own, but the
@@ -379,7 +374,6 @@ def _executed(state: _Host) -> list[frozenset[Any]]:
                 if event == "call" and frame.f_code.co_filename in files:
                     seen.add(frame.f_code)
 
-            _fresh_start(state)
             sys.setprofile(record)
             try:
                 run_test(item, None)
@@ -461,7 +455,6 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
     assert program is not None
     m = program.mutants[unit["index"]]
     info = program.module_of(m.id)
-    nodeids = [entry[0] for entry in unit["tests"]]
     with tempfile.TemporaryDirectory(prefix="mu2py-isolated-") as tmp:
         spec_path = Path(tmp) / "spec.json"
         spec_path.write_text(json.dumps({"module": m.module, "file": info.file, "is_package": info.is_package,
@@ -469,18 +462,18 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
         selections = [(unit["first"], (1,))] if unit.get("first") else []
         # a tried-first test counts only when it ran and failed (exit 1): an id the fresh session does not
         # collect is a usage error there, and the whole suite decides
-        selections.append((nodeids or list(state.spec.pytest_args), None))
+        selections.append((list(state.spec.pytest_args), None))
         for selection, kills in selections:
             code, output = _fresh_pytest(state, ["-x", "-q", *PYTEST_OPTIONS, *selection], str(spec_path), tmp,
                                          unit["timeout"])
             if code == "timeout":
-                return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>", "tests_run": len(nodeids)}
+                return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>", "tests_run": 0}
             if code != 0 and (kills is None or code in kills):
                 failed = next((line.split(" ", 1)[1].split(" - ")[0] for line in output.splitlines()
                                if line.startswith("FAILED ") or line.startswith("ERROR ")),
                               "<suite in a fresh interpreter>")
-                return {"status": "killed", "killed_by": failed, "tests_run": len(nodeids)}
-    return {"status": "survived", "killed_by": None, "tests_run": len(nodeids)}
+                return {"status": "killed", "killed_by": failed, "tests_run": 0}
+    return {"status": "survived", "killed_by": None, "tests_run": 0}
 
 
 def _fresh_pytest(state: _Host, args: list[str], spec_path: str, tmp: str, timeout: float) -> tuple[Any, str]:

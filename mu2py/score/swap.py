@@ -64,8 +64,10 @@ class CodeSwap:
         # memoized functions would answer a mutant from the original's cache (and vice versa)
         self._caches = [v for v in vars(module).values() if callable(getattr(v, "cache_clear", None))]
 
-    def _plan(self, replacement: types.CodeType, strict: bool) -> tuple[list[tuple[Any, types.CodeType]], list[str]]:
-        """The (function, new code) pairs that turn the live module into `replacement`, and what cannot be swapped.
+    def _plan(self, replacement: types.CodeType, strict: bool) -> tuple[list[tuple[Any, types.CodeType]],
+                                                                       list[tuple[str, str]]]:
+        """The (function, new code) pairs that turn the live module into `replacement`, and the (qualname,
+        reason) of what cannot be swapped.
 
         Nested functions (`<locals>`) are made at call time from their enclosing function's
         code, which is swapped itself; their live instances made earlier (closures built at
@@ -73,11 +75,11 @@ class CodeSwap:
         (class-level mutants are static, see the catalog).
         """
         plan: list[tuple[Any, types.CodeType]] = []
-        missing: list[str] = []
+        missing: list[tuple[str, str]] = []
         for qualname, codes in code_index(replacement).items():
             originals = self.original.get(qualname, [])
             if len(originals) != len(codes):
-                missing.append(f"{qualname}: the mutant defines it a different number of times")
+                missing.append((qualname, "the mutant defines it a different number of times"))
                 continue
             nested = "<locals>" in qualname
             for original, code in zip(originals, codes, strict=True):
@@ -86,9 +88,9 @@ class CodeSwap:
                 live = [fn for fn in self.functions.get(qualname, ()) if fn.__code__ == original]
                 fits = [fn for fn in live if len(fn.__code__.co_freevars) == len(code.co_freevars)]
                 if len(fits) < len(live):
-                    missing.append(f"{qualname}: closure shape differs")
+                    missing.append((qualname, "closure shape differs"))
                 elif not live and not nested:
-                    missing.append(f"{qualname} is not reachable as a live function")
+                    missing.append((qualname, "not reachable as a live function"))
                 if strict and missing:
                     return [], missing
                 plan.extend((fn, code) for fn in fits)
@@ -103,7 +105,8 @@ class CodeSwap:
         """
         plan, missing = self._plan(replacement, strict=True)
         if missing:
-            raise SwapError(f"{self.module.__name__}.{missing[0]}")
+            qualname, why = missing[0]
+            raise SwapError(f"{self.module.__name__}.{qualname}: {why}")
         self._swap(plan)
         return len(plan)
 
@@ -111,7 +114,7 @@ class CodeSwap:
         """Swap in every function of `replacement` that can be swapped; returns the qualnames that could not."""
         plan, missing = self._plan(replacement, strict=False)
         self._swap(plan)
-        return [why.split(":")[0].split(" ")[0] for why in missing]
+        return [qualname for qualname, _ in missing]
 
     def _swap(self, plan: list[tuple[Any, types.CodeType]]) -> None:
         for fn, code in plan:
