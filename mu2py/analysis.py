@@ -7,17 +7,33 @@ This is Algorithm 4 of Mu2 (`progmuts_to_run`) plus the differential oracle, sha
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from mu2py.executor import RunResult, Status, run
+from mu2py.engine.engine import Verdict
+from mu2py.executor import RunResult, run
 from mu2py.mutants.catalog import Program
-from mu2py.mutants.loader import CopyLoadError
 from mu2py.mutants.probes import ProbeRecorder
-from mu2py.oracle import KillReason, kill_reason
+from mu2py.oracle import KillReason
 
 PRUNING = ("none", "execution", "infection")
+ISOLATION = ("host", "none")
+
+
+class Runner(Protocol):
+    """Judges mutants on one input: `mu2py.engine.host.HostRunner` or `mu2py.engine.engine.LocalRunner`."""
+
+    restarts: int
+
+    def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
+              stop_at: float | None = None) -> list[Verdict]:
+        """One verdict per mutant judged, in order."""
+        ...
+
+    def close(self) -> None:
+        """Release what the runner holds."""
+        ...
 
 
 @dataclass
@@ -85,9 +101,14 @@ class Analysis:
     reached: set[int] = field(default_factory=set)
     executions: list[int] = field(default_factory=list)
     mutant_runs: int = 0
+    isolation: str = "host"
+    memory_mb: int = 4096
+    _runner: Runner | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         """`probed` is the probed original to run (default: the program's own, built once)."""
+        if self.isolation not in ISOLATION:
+            raise ValueError(f"isolation must be one of {ISOLATION}")
         if self.pruning not in PRUNING:
             raise ValueError(f"pruning must be one of {PRUNING}")
         self.executions = [0] * len(self.program.mutants)
@@ -158,26 +179,45 @@ class Analysis:
             return self.timeout
         return max(self.min_timeout, self.timeout_factor * original.seconds)
 
-    def run_mutant(self, index: int, value: Any, original: RunResult) -> tuple[RunResult, KillReason | None]:
-        """Run one mutant on `value` and judge it against the original's result."""
-        self.executions[index] += 1
-        self.mutant_runs += 1
-        fn = self.program.mutant(self.program.mutants[index].id)
-        if isinstance(fn, CopyLoadError):
-            result = RunResult(Status.EXCEPTION, exc_type="ImportError", exc_message=str(fn))
-            return result, KillReason.EXCEPTION
-        result = run(fn, value, self.mutant_timeout(original))
-        return result, kill_reason(original, result, self.compare, differential=self.differential)
+    @property
+    def runner(self) -> Runner:
+        """Where mutants run: a supervised host process (isolation `host`) or this process (`none`)."""
+        if self._runner is None:
+            if self.isolation == "host":
+                from mu2py.engine.host import make_runner
 
-    def run_selected(self, sel: Selection, value: Any, original: RunResult, label: str) -> list[int]:
-        """Run the selected mutants on `value`; record and return the ones it kills."""
+                self._runner = make_runner(self.program, memory_mb=self.memory_mb)
+            else:
+                from mu2py.engine.engine import LocalRunner
+
+                self._runner = LocalRunner(self.program)
+        return self._runner
+
+    def run_selected(self, sel: Selection, value: Any, original: RunResult, label: str,
+                     stop_at: float | None = None) -> list[int]:
+        """Run the selected mutants on `value`; record and return the ones it kills.
+
+        With `stop_at` (a `time.monotonic()` value) the batch stops there: mutants not run
+        are neither counted as executed nor judged.
+        """
+        if not sel.run:
+            return []
+        verdicts = self.runner.judge(value, sel.run, self.mutant_timeout(original), differential=self.differential,
+                                     stop_at=stop_at)
         new: list[int] = []
-        for index in sel.run:
-            result, reason = self.run_mutant(index, value, original)
-            if reason is not None:
-                self.add_kill(index, Kill(label, reason, result.exc_type or ""))
-                new.append(index)
+        for verdict in verdicts:
+            self.executions[verdict.index] += 1
+            self.mutant_runs += 1
+            if verdict.reason is not None and verdict.index not in self.kills:
+                self.add_kill(verdict.index, Kill(label, verdict.reason, verdict.detail))
+                new.append(verdict.index)
         return new
+
+    def close(self) -> None:
+        """Stop the mutant host, if one was started."""
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
 
     def analyse(self, value: Any, label: str) -> tuple[RunResult, Selection, list[int]]:
         """Evaluate one input: original run, selection, mutant runs; returns the newly killed mutants."""

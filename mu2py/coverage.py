@@ -19,6 +19,7 @@ from typing import Any
 import slipcover
 from slipcover import branch as sc_branch
 
+from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.executor import run
 from mu2py.mutants.loader import build_copies, compile_module, driver_function
 from mu2py.target import Target, TargetModule
@@ -31,6 +32,7 @@ class CoverageMap:
         self.branch = branch
         self._sci = slipcover.Slipcover(branch=branch)
         self.seen: set[tuple[str, object]] = set()
+        self.containers: ContainerSnapshot | None = None
 
     def compile(self, info: TargetModule, source: str | None = None) -> types.CodeType:
         """Compile a module's source (or a variant of it) with coverage probes."""
@@ -45,7 +47,10 @@ class CoverageMap:
         codes = {m.name: self.compile(m) for m in target.modules}
         assert target.driver_module is not None
         codes[target.driver_module.name] = compile_module(target.driver_module)
-        return driver_function(target, build_copies(target, codes))
+        copies = build_copies(target, codes)
+        # runs start from the post-import state, as the probed original's and the mutants' do
+        self.containers = ContainerSnapshot(list(copies.values()))
+        return driver_function(target, copies)
 
     def collect(self) -> int:
         """Absorb what ran since the last call (de-instrumented locations included); return how many are new."""
@@ -78,6 +83,8 @@ def corpus_coverage(target: Target, inputs: Iterable[Any]) -> int:
     fn = coverage.driver(target)
     coverage.collect()
     for value in inputs:
+        if coverage.containers is not None:
+            coverage.containers.reset()
         run(fn, value, None)
         coverage.collect()
     return len(coverage)

@@ -7,7 +7,6 @@ import signal
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
@@ -45,11 +44,13 @@ def exc_name(exc: BaseException) -> str:
 
 
 def _location(exc: BaseException) -> str:
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
+    # walking the traceback by hand: traceback.extract_tb reads source lines, costing more than a run
+    tb = exc.__traceback__
+    if tb is None:
         return "?"
-    last = frames[-1]
-    return f"{last.filename}:{last.lineno}"
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
 
 
 _IMMUTABLE = (str, bytes, int, float, bool, complex, type(None), frozenset, range)

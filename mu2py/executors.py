@@ -96,6 +96,10 @@ def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: t
     (so that the loop runs inside a context the initializer keeps open, e.g. a pytest session).
     """
 
+    from mu2py.engine.host import die_with_parent
+
+    die_with_parent()  # a worker whose parent was killed must not run on as an orphan
+
     def serve() -> None:
         conn.send(("ready", -1, None))
         while True:
@@ -149,7 +153,8 @@ class Processes:
 
     def _start(self) -> _Worker:
         parent, child = self._ctx.Pipe()
-        process = self._ctx.Process(target=_worker_main, args=(child, *self._init), daemon=True)
+        # not daemonic: a worker may start processes of its own (a campaign's mutant host); close() ends it
+        process = self._ctx.Process(target=_worker_main, args=(child, *self._init), daemon=False)
         process.start()
         child.close()
         return _Worker(process, parent)

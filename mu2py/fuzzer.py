@@ -135,13 +135,17 @@ class Fuzzer:
         self._succeeded = False  # has any input run without an exception on the original?
         self._plot_rows: list[dict[str, Any]] = []
         self._start = 0.0
+        self._stop_at: float | None = None
 
     # -- running the original ---------------------------------------------------------
 
     def _covered_runner(self) -> Callable[[Any], tuple[RunResult, set[int], set[int]]]:
         fn = self.coverage.driver(self.target)
+        containers = self.coverage.containers
 
         def runner(value: Any) -> tuple[RunResult, set[int], set[int]]:
+            if containers is not None:
+                containers.reset()
             return run(fn, value, None), set(), set()
 
         return runner
@@ -220,7 +224,7 @@ class Fuzzer:
             self.stats.pruned_execution += sel.pruned_execution
             self.stats.pruned_infection += sel.pruned_infection
             self.stats.filtered += sel.filtered
-            killed = self.analysis.run_selected(sel, decoded.value, original, name)
+            killed = self.analysis.run_selected(sel, decoded.value, original, name, stop_at=self._stop_at)
             self.stats.mutant_runs = self.analysis.mutant_runs
         if not new_cov and not killed:
             return None
@@ -330,6 +334,9 @@ class Fuzzer:
     def run(self) -> FuzzResult:
         """Run until the budget is spent (or Ctrl-C); outputs are consistent either way."""
         self._start = time.perf_counter() - (self.stats.elapsed or 0.0)
+        # a batch of mutant runs stops at the end of a --time budget, not after it
+        self._stop_at = (time.monotonic() + self.config.seconds - (self.stats.elapsed or 0.0)
+                         if self.config.seconds is not None else None)
         last = time.perf_counter()
         try:
             while not self._done():
@@ -342,6 +349,8 @@ class Fuzzer:
                         self.on_progress(self)
         finally:
             self.checkpoint()
+            if self.analysis is not None:
+                self.analysis.close()
         return FuzzResult(
             corpus=list(self.corpus.entries), coverage=len(self.coverage), stats=self.stats,
             report=self.analysis.report() if self.analysis else None,

@@ -17,6 +17,7 @@ class KillReason(StrEnum):
     OUTPUT = "output"
     EXCEPTION = "exception"
     TIMEOUT = "timeout"
+    CRASH = "crash"  # the process running the mutant died (os._exit, a signal, a fatal error)
 
 
 def _normalize(value: Any, depth: int = 0) -> Any:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import functools
 import types
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import libcst as cst
 
+from mu2py.engine.fresh import ContainerSnapshot
+from mu2py.engine.payload import ModuleLayout, Payload
 from mu2py.errors import UserError
 from mu2py.mutants.instrument import instrument
-from mu2py.mutants.loader import CopyCache, CopyLoadError, build_copies, compile_module, driver_function
+from mu2py.mutants.loader import CopyLoadError, build_copies, compile_module, driver_function
 from mu2py.mutants.model import Mutant
 from mu2py.mutants.operators import FoundMutation, ParsedModule, apply_mutation, find_mutations
 from mu2py.mutants.probes import ProbeRecorder, SiteTable, binary_op, compare_op, inplace_ops
@@ -104,14 +106,13 @@ def _evaluator(site: Site, found: FoundMutation) -> Any:
 
 
 class Program:
-    """A target with its mutants: runs the original, the probed original, and any mutant.
+    """A target with its mutants: their ids and sites, the probed original, and what applies each mutant.
 
-    Mutant copy sets are built lazily and kept in an LRU of `cache_size` entries, raised to
-    hold every static (import-time) mutant as well: those run on every input while alive, and
-    an LRU smaller than their number would rebuild each of them on every input.
+    Mutants run in a `mu2py.engine` engine (in a supervised host or in this process), which
+    receives each mutant as a `Payload`, made here once per mutant from one parse per module.
     """
 
-    def __init__(self, target: Target, *, cache_size: int = 256, skip_patterns: tuple[str, ...] = ()) -> None:
+    def __init__(self, target: Target, *, skip_patterns: tuple[str, ...] = ()) -> None:
         self.target = target
         self.mutants, self._parsed, self._sites, self._entries = discover(target, skip_patterns)
         self.index = {m.id: i for i, m in enumerate(self.mutants)}
@@ -122,7 +123,7 @@ class Program:
         self.static = frozenset(
             i for i, e in enumerate(self._entries) if self._site_by_found[id(e.found)].kind == "static"
         )
-        self._cache = CopyCache(self._build_mutant, max(cache_size, len(self.static) + cache_size // 4))
+        self._payloads: dict[int, Payload] = {}
 
     @property
     def driver_name(self) -> str:
@@ -142,26 +143,21 @@ class Program:
         entry = self._entries[self.index[mutant_id]]
         return apply_mutation(self._parsed[entry.module.name], entry.found, entry.module.source)
 
-    def _build_mutant(self, mutant_id: str) -> Callable[[Any], Any] | CopyLoadError:
-        entry = self._entries[self.index[mutant_id]]
-        codes = dict(self._codes)
-        try:
-            codes[entry.module.name] = compile_module(entry.module, self.mutant_source(mutant_id))
-        except SyntaxError as exc:  # an operator produced invalid code: treat like a failed import
-            return CopyLoadError(exc)
-        try:
-            return driver_function(self.target, build_copies(self.target, codes))
-        except CopyLoadError as exc:
-            return exc
+    @functools.cached_property
+    def _layouts(self) -> dict[str, ModuleLayout]:
+        return {m.name: ModuleLayout(m, self._codes[m.name]) for m in self.target.modules}
 
-    def mutant(self, mutant_id: str) -> Callable[[Any], Any] | CopyLoadError:
-        """The driver function bound to this mutant's copies, or the error its import raised."""
-        return self._cache.get(mutant_id)
-
-    @property
-    def copies_built(self) -> int:
-        """How many mutant copy sets were built so far (cache misses)."""
-        return self._cache.builds
+    def payload(self, index: int) -> Payload:
+        """What a mutant engine needs to apply mutant `index` (computed once, see `engine.payload`)."""
+        found = self._payloads.get(index)
+        if found is None:
+            entry = self._entries[index]
+            layout = self._layouts[entry.module.name]
+            found = layout.payload(index, entry.found.span, entry.found.mutated_code, not entry.mutant.at_import)
+            if entry.found.span is None:  # no verified span: the whole module's mutated text replaces it all
+                found = replace(found, span=(0, len(entry.module.source)), text=self.mutant_source(entry.mutant.id))
+            self._payloads[index] = found
+        return found
 
     @functools.cached_property
     def _instrumented(self) -> dict[str, str]:
@@ -227,9 +223,12 @@ class Program:
             codes[info.name] = transform(info, source) if transform else compile_module(info, source)
         extra = {m.name: functions for m in self.target.modules}
         try:
-            fn = driver_function(self.target, build_copies(self.target, codes, extra))
+            copies = build_copies(self.target, codes, extra)
         except CopyLoadError as exc:
             raise UserError(f"the target raised while loading: {exc}") from exc
+        fn = driver_function(self.target, copies)
+        # every run of the probed original starts from the post-import state, as mutant runs do
+        recorder.containers = ContainerSnapshot(list(copies.values()))
         if transform is None:
             self._probed = (fn, recorder)
         return fn, recorder

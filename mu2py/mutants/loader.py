@@ -33,8 +33,11 @@ class CopyLoadError(Exception):
         self.original = exc
 
 
+Code = types.CodeType | tuple[types.CodeType, ...]  # a module's code, or its statements' codes in order
+
+
 class _Loader(importlib.abc.Loader):
-    def __init__(self, code: types.CodeType, extra: Mapping[str, Any]) -> None:
+    def __init__(self, code: Code, extra: Mapping[str, Any]) -> None:
         self.code = code
         self.extra = extra
 
@@ -43,11 +46,15 @@ class _Loader(importlib.abc.Loader):
 
     def exec_module(self, module: types.ModuleType) -> None:
         module.__dict__.update(self.extra)
-        exec(self.code, module.__dict__)
+        if isinstance(self.code, tuple):
+            for part in self.code:
+                exec(part, module.__dict__)
+        else:
+            exec(self.code, module.__dict__)
 
 
 class _CopyFinder(importlib.abc.MetaPathFinder):
-    def __init__(self, modules: Mapping[str, TargetModule], codes: Mapping[str, types.CodeType],
+    def __init__(self, modules: Mapping[str, TargetModule], codes: Mapping[str, Code],
                  extra: Mapping[str, Mapping[str, Any]]) -> None:
         self.modules = modules
         self.codes = codes
@@ -72,15 +79,19 @@ def compile_module(info: TargetModule, source: str | None = None) -> types.CodeT
 
 def build_copies(
     target: Target,
-    codes: Mapping[str, types.CodeType],
+    codes: Mapping[str, Code],
     extra: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    with_driver: bool = True,
 ) -> dict[str, types.ModuleType]:
     """Execute a fresh copy of every module of `target` (code from `codes`) and return them by name.
 
-    Raises CopyLoadError when a module raises while executing; the interpreter's state is
-    restored in every case.
+    A module's code may be one code object or its top-level statements' code objects, run in
+    order.  With `with_driver=False` only the modules under test are copied (see
+    `rebind_driver`).  Raises CopyLoadError when a module raises while executing; the
+    interpreter's state is restored in every case.
     """
-    infos = {m.name: m for m in target.copied}
+    infos = {m.name: m for m in (target.copied if with_driver else target.modules)}
     names = list(infos)
     with _LOCK:
         saved = {n: sys.modules[n] for n in names if n in sys.modules}
@@ -102,7 +113,8 @@ def build_copies(
         sys.meta_path.insert(0, finder)
         try:
             try:
-                importlib.import_module(target.driver_module.name)
+                if with_driver:
+                    importlib.import_module(target.driver_module.name)
                 for n in names:
                     if n not in sys.modules:
                         importlib.import_module(n)
@@ -125,6 +137,41 @@ def build_copies(
 
 
 _MISSING = object()
+_ATOMS = (str, bytes, int, float, complex, bool, type(None), tuple, frozenset, range)
+
+
+def rebind_driver(driver_module: types.ModuleType, base: Mapping[str, types.ModuleType],
+                  copies: Mapping[str, types.ModuleType]) -> dict[str, Any]:
+    """A namespace for the driver that calls `copies` instead of `base`, without re-running the driver's body.
+
+    Every global of the driver module that is a module of `base`, or an object a module of
+    `base` binds by name, is rebound to the same name in `copies`; every function defined by
+    the driver module is re-created over the new namespace (its helpers follow).  Values
+    that are neither (strategies, constants) are shared, as the driver's body would have
+    built them equally.
+    """
+    where: dict[int, tuple[str, str]] = {}
+    for name, module in base.items():
+        for attr, value in vars(module).items():
+            # values compared by identity only: an equal number or string bound by the driver is not the module's
+            if not attr.startswith("__") and not isinstance(value, _ATOMS):
+                where.setdefault(id(value), (name, attr))
+    by_module = {id(module): name for name, module in base.items()}
+    old = vars(driver_module)
+    namespace = dict(old)
+    for key, value in old.items():
+        if id(value) in by_module:
+            namespace[key] = copies[by_module[id(value)]]
+        elif id(value) in where:
+            name, attr = where[id(value)]
+            namespace[key] = getattr(copies[name], attr, value)
+        elif isinstance(value, types.FunctionType) and value.__globals__ is old:
+            fn = types.FunctionType(value.__code__, namespace, value.__name__, value.__defaults__, value.__closure__)
+            fn.__kwdefaults__ = value.__kwdefaults__
+            fn.__qualname__ = value.__qualname__
+            fn.__dict__.update(value.__dict__)
+            namespace[key] = fn
+    return namespace
 
 
 def driver_function(target: Target, copies: Mapping[str, types.ModuleType]) -> Callable[[Any], Any]:

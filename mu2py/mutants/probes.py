@@ -126,9 +126,13 @@ class ProbeRecorder:
         self.infected: set[int] = set()
         self._done: set[int] = set()
         self._pending: Counter[int] = Counter()
+        # the probed copies' module-level containers, put back before every run (set by whoever built them)
+        self.containers: Any = None
 
     def reset(self) -> None:
-        """Forget the previous run."""
+        """Forget the previous run, and put the probed copies back in their post-import state."""
+        if self.containers is not None:
+            self.containers.reset()
         self.reached = set()
         self.infected = set()
         self._done = set()

@@ -9,3 +9,8 @@ from mu2py.target import resolve_target
 @pytest.fixture(scope="session")
 def sort_program() -> Program:
     return Program(resolve_target("targets.insertion_sort.driver:sort"))
+
+
+@pytest.fixture(scope="session")
+def json_program() -> Program:
+    return Program(resolve_target("targets.json_decoder.driver:parse"))

@@ -1,4 +1,4 @@
-"""Loading mutants as module copies leaves the original program and sys.modules untouched."""
+"""Applying mutants in the engine leaves the original program, its copies and sys.modules untouched."""
 
 import sys
 
@@ -6,36 +6,58 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import targets.insertion_sort.sort as original_sort
+from mu2py.engine.engine import LocalRunner
+from mu2py.executor import Status
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.data())
-def test_loading_a_mutant_leaves_original_untouched(sort_program, data):
+def test_running_a_mutant_leaves_original_untouched(sort_program, data):
+    runner = _runner(sort_program)
     index = data.draw(st.integers(0, len(sort_program.mutants) - 1))
     before_modules = dict(sys.modules)
     before_globals = dict(vars(original_sort))
-    sort_program._cache._items.clear()  # force a fresh build
-    mutant = sort_program.mutant(sort_program.mutants[index].id)
+    copy_globals = {name: dict(vars(m)) for name, m in runner.engine.copies.items()}
+    codes = {fn: fn.__code__ for fns in runner.engine.swaps[original_sort.__name__].functions.values() for fn in fns}
+    runner.judge([3, 1, 2], [index], 0.2)
     assert dict(sys.modules) == before_modules
     assert vars(original_sort) == before_globals
     assert sys.modules["targets.insertion_sort.sort"] is original_sort
+    assert {name: dict(vars(m)) for name, m in runner.engine.copies.items()} == copy_globals
+    assert all(fn.__code__ is code for fn, code in codes.items())
     assert sort_program.original()([3, 1, 2]) == [1, 2, 3]
-    if callable(mutant):
-        assert mutant.__globals__ is not original_sort.__dict__
+    assert runner.engine.run_original([3, 1, 2]).output == [1, 2, 3]
 
 
-def test_mutant_copy_calls_mutated_code(sort_program):
+def test_mutant_runs_mutated_code(sort_program):
+    runner = _runner(sort_program)
     index = next(i for i, m in enumerate(sort_program.mutants) if m.operator == "return_value")
-    mutant = sort_program.mutant(sort_program.mutants[index].id)
-    assert mutant([2, 1]) is None
+    runner.judge([2, 1], [index], 0.2)  # makes the mutant known to the engine
+    result = runner.engine.run_mutant(index, [2, 1], 0.2)
+    assert result.status is Status.OK and result.output is None
     assert sort_program.original()([2, 1]) == [1, 2]
 
 
-def test_cache_is_bounded(sort_program):
-    from mu2py.mutants.loader import CopyCache
+def test_function_mutants_are_swapped_and_import_time_ones_copied(json_program):
+    kinds = {json_program.payload(i).kind for i in range(len(json_program.mutants))}
+    assert kinds <= {"swap", "copy", "error"} and {"swap", "copy"} <= kinds
+    for i, mutant in enumerate(json_program.mutants):
+        if mutant.at_import:
+            assert json_program.payload(i).kind != "swap", mutant
 
-    built = []
-    cache = CopyCache(lambda k: built.append(k) or k, capacity=3)
-    for key in "abcdab":
-        cache.get(key)
-    assert len(cache) == 3 and built == list("abcdab")
+
+def test_copy_cache_is_bounded(json_program):
+    runner = LocalRunner(json_program, copy_cache=3)
+    static = [i for i in range(len(json_program.mutants)) if json_program.payload(i).kind == "copy"][:6]
+    runner.judge('{"a": [1, 2.5, "x"]}', static + static, 1.0)
+    assert len(runner.engine._copy_sets) == 3
+    assert runner.copies_built == 12  # each pass over six evicts all: LRU with three slots
+
+
+_RUNNERS = {}
+
+
+def _runner(program):
+    if id(program) not in _RUNNERS:
+        _RUNNERS[id(program)] = LocalRunner(program)
+    return _RUNNERS[id(program)]

@@ -64,8 +64,8 @@ class CodeSwap:
         # memoized functions would answer a mutant from the original's cache (and vice versa)
         self._caches = [v for v in vars(module).values() if callable(getattr(v, "cache_clear", None))]
 
-    def _plan(self, replacement: types.CodeType, strict: bool) -> tuple[list[tuple[Any, types.CodeType]],
-                                                                       list[tuple[str, str]]]:
+    def _plan(self, replacement: types.CodeType, strict: bool, original: types.CodeType | None = None
+              ) -> tuple[list[tuple[Any, types.CodeType]], list[tuple[str, str]]]:
         """The (function, new code) pairs that turn the live module into `replacement`, and the (qualname,
         reason) of what cannot be swapped.
 
@@ -76,8 +76,9 @@ class CodeSwap:
         """
         plan: list[tuple[Any, types.CodeType]] = []
         missing: list[tuple[str, str]] = []
+        index = self.original if original is None else code_index(original)
         for qualname, codes in code_index(replacement).items():
-            originals = self.original.get(qualname, [])
+            originals = index.get(qualname, [])
             if len(originals) != len(codes):
                 missing.append((qualname, "the mutant defines it a different number of times"))
                 continue
@@ -96,19 +97,35 @@ class CodeSwap:
                 plan.extend((fn, code) for fn in fits)
         return plan, missing
 
-    def apply(self, replacement: types.CodeType) -> int:
+    def apply(self, replacement: types.CodeType, original: types.CodeType | None = None) -> int:
         """Swap in every function code of `replacement` that differs from the original; returns how many.
 
+        `original` is the unmutated code `replacement` was compiled beside: the whole module
+        by default, or one statement of it compiled at the same lines (see `engine.payload`).
         Functions sharing a qualified name (lambdas, a property's getter and setter) are told
         apart by their position in definition order.  Raises SwapError, with nothing swapped,
         when a changed function cannot be swapped.
         """
-        plan, missing = self._plan(replacement, strict=True)
+        plan, missing = self._plan(replacement, strict=True, original=original)
         if missing:
             qualname, why = missing[0]
             raise SwapError(f"{self.module.__name__}.{qualname}: {why}")
         self._swap(plan)
         return len(plan)
+
+    def plan(self, replacement: types.CodeType, original: types.CodeType | None = None
+             ) -> list[tuple[Any, types.CodeType]]:
+        """The swaps `apply(replacement, original)` would make, to apply later with `apply_plan` (SwapError as
+        `apply`).  A plan stays valid as long as the module's functions are not re-created."""
+        plan, missing = self._plan(replacement, strict=True, original=original)
+        if missing:
+            qualname, why = missing[0]
+            raise SwapError(f"{self.module.__name__}.{qualname}: {why}")
+        return plan
+
+    def apply_plan(self, plan: list[tuple[Any, types.CodeType]]) -> None:
+        """Make the swaps of a `plan` (undone by `restore`)."""
+        self._swap(plan)
 
     def apply_best_effort(self, replacement: types.CodeType) -> list[str]:
         """Swap in every function of `replacement` that can be swapped; returns the qualnames that could not."""

@@ -1,0 +1,266 @@
+"""The mutant engine: the target loaded once as importlib copies, mutants swapped in, runs judged by the oracle.
+
+One `Engine` per process that runs mutants (the supervised host, a shard worker).  The
+modules under test and the driver are executed once as copies (`mutants.loader`), so the
+user's own imports stay untouched.  A function-level mutant is applied by swapping the
+mutated function's code object into the copy (`swap.CodeSwap`) and restored after the run;
+an import-time mutant is a copy set of its own, built from the mutated source and kept in
+an LRU bounded by `copy_cache` entries.
+
+Invariants: every run, of the original or of a mutant, starts from the state just after
+import (module-level dicts, lists and sets of the copies put back, the working directory
+put back), so a verdict depends only on (mutant, input); after `judge` returns, the copies
+hold the original code again.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import time
+import types
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from mu2py.engine.fresh import ContainerSnapshot
+from mu2py.engine.payload import ModuleLayout, Payload
+from mu2py.engine.swap import CodeSwap, SwapError
+from mu2py.executor import RunResult, Status, Timeout, run
+from mu2py.mutants.loader import CopyLoadError, build_copies, compile_module, driver_function, rebind_driver
+from mu2py.oracle import KillReason, kill_reason
+from mu2py.target import Target
+
+# a mutated module body may run this many times as long as the original copies took to build (at least
+# MIN_BUILD_TIMEOUT seconds) before it counts as looping, as a mutant run may take 20x the original's time
+BUILD_FACTOR = 20.0
+MIN_BUILD_TIMEOUT = 1.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One mutant judged on one input: why it is killed (None: it survived), and a short detail."""
+
+    index: int
+    reason: KillReason | None
+    detail: str = ""
+
+
+class _CopySet:
+    """An import-time mutant's own copies: its driver function and the state to reset before each run."""
+
+    def __init__(self, fn: Callable[[Any], Any], modules: Sequence[types.ModuleType]) -> None:
+        self.fn = fn
+        self.state = ContainerSnapshot(list(modules))
+
+
+class Engine:
+    """Applies and runs mutants of one target in this process (see the module docstring).
+
+    `progress(position, phase)` is called before each mutant starts (phase 1: running, 2:
+    building its copy), so a supervisor can tell which mutant a dead or stuck process was on.
+    """
+
+    def __init__(self, target: Target, *, copy_cache: int = 256,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        assert target.driver is not None
+        self.target = target
+        self.codes = {m.name: compile_module(m) for m in target.copied}
+        started = time.perf_counter()
+        self.copies = build_copies(target, self.codes)
+        self.build_timeout = max(MIN_BUILD_TIMEOUT, BUILD_FACTOR * (time.perf_counter() - started))
+        self.fn = driver_function(target, self.copies)
+        self.compare = target.driver.compare
+        self.sources = {m.name: m.source for m in target.modules}
+        self.swaps = {m.name: CodeSwap(self.copies[m.name], self.codes[m.name]) for m in target.modules}
+        self.state = ContainerSnapshot(list(self.copies.values()))
+        self.payloads: dict[int, Payload] = {}
+        self._layouts: dict[str, tuple[ModuleLayout, list[types.CodeType | None]]] = {}
+        # per import-time mutant, its module as statement codes (all shared but the mutated statement's)
+        self._mutated: dict[int, tuple[types.CodeType, ...] | types.CodeType] = {}
+        assert target.driver_module is not None
+        self._driver_module, self._driver_name = target.driver_module.name, target.driver.name
+        self._base = {m.name: self.copies[m.name] for m in target.modules}
+        self._plans: dict[int, list[tuple[Any, types.CodeType]]] = {}
+        self._copy_sets: OrderedDict[int, _CopySet | CopyLoadError] = OrderedDict()
+        self.copy_cache = copy_cache
+        self.copies_built = 0
+        self.cwd = os.getcwd()
+        self.progress = progress or (lambda position, phase: None)
+
+    def add(self, payloads: Sequence[Payload]) -> None:
+        """Make mutants known to this engine (a host receives them from its supervisor once)."""
+        for p in payloads:
+            self.payloads[p.index] = p
+
+    def _clean(self, state: ContainerSnapshot) -> None:
+        state.reset()
+        if os.getcwd() != self.cwd:  # a mutant that changed directory must not move the next run
+            os.chdir(self.cwd)
+
+    def run_original(self, value: Any, timeout: float | None = None) -> RunResult:
+        """The original driver on `value`, from the post-import state."""
+        self._clean(self.state)
+        try:
+            return run(self.fn, value, timeout)
+        finally:
+            self._clean(self.state)
+
+    def _copy_set(self, payload: Payload) -> _CopySet | CopyLoadError:
+        found = self._copy_sets.get(payload.index)
+        if found is not None:
+            self._copy_sets.move_to_end(payload.index)
+            return found
+        built = self._build(payload)
+        self.copies_built += 1
+        self._copy_sets[payload.index] = built
+        if len(self._copy_sets) > self.copy_cache:
+            self._copy_sets.popitem(last=False)
+        return built
+
+    def _statements(self, module: str) -> tuple[ModuleLayout, list[types.CodeType | None]]:
+        """The module's layout and each top-level statement compiled on its own lines (None: a string to skip)."""
+        found = self._layouts.get(module)
+        if found is None:
+            info = next(m for m in self.target.modules if m.name == module)
+            layout = ModuleLayout(info, self.codes[module])
+            codes: list[types.CodeType | None] = []
+            for k, (first, last) in enumerate(layout.ranges):
+                text = layout.text(first, last)
+                # a bare string after the first statement is no docstring: compiled alone it would set __doc__
+                codes.append(None if k and layout.is_string(k) else layout.compile_snippet(text, first))
+            found = self._layouts[module] = (layout, codes)
+        return found
+
+    def _mutated_module(self, payload: Payload) -> tuple[types.CodeType, ...] | types.CodeType:
+        """The mutated module as statement codes: only the mutated statement is compiled anew (once)."""
+        found = self._mutated.get(payload.index)
+        if found is None:
+            found = self._mutated[payload.index] = self._compile_mutated(payload)
+        return found
+
+    def _compile_mutated(self, payload: Payload) -> tuple[types.CodeType, ...] | types.CodeType:
+        layout, codes = self._statements(payload.module)
+        span = payload.span
+        k = layout.statement_index(*span) if span is not None else None
+        if k is None:
+            source = self.sources[payload.module]
+            if span is not None:
+                source = source[:span[0]] + payload.text + source[span[1]:]
+            return compile_module(layout.info, source)
+        first, last = layout.ranges[k]
+        mutated = layout.compile_snippet(layout.text(first, last, span, payload.text), first)
+        parts = list(codes)
+        parts[k] = mutated
+        return tuple(c for c in parts if c is not None)
+
+    def _build(self, payload: Payload) -> _CopySet | CopyLoadError:
+        try:
+            code = self._mutated_module(payload)
+        except (SyntaxError, ValueError) as exc:
+            return CopyLoadError(exc)
+        codes = dict(self.codes, **{payload.module: code})
+        # a module body that loops is interrupted like a looping mutant run
+        previous = signal.signal(signal.SIGALRM, _build_alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.build_timeout)
+        try:
+            copies = build_copies(self.target, codes, with_driver=False)
+        except CopyLoadError as exc:
+            return exc
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        # the driver is not re-run: its namespace is rebound to the new copies (strategies stay shared)
+        namespace = rebind_driver(self.copies[self._driver_module], self._base, copies)
+        return _CopySet(namespace[self._driver_name], list(copies.values()))
+
+    def run_mutant(self, index: int, value: Any, timeout: float | None) -> RunResult:
+        """Mutant `index` on `value` (a build that fails or loops is an exception or timeout result)."""
+        payload = self.payloads[index]
+        if payload.kind == "error":
+            return RunResult(Status.EXCEPTION, exc_type="SyntaxError", exc_message=payload.text)
+        if payload.kind == "swap":
+            swap = self.swaps[payload.module]
+            plan = self._plans.get(index)
+            if plan is None:
+                original, mutated = payload.codes()
+                try:
+                    plan = self._plans[index] = swap.plan(mutated, original)
+                except SwapError:
+                    # not reachable as a live function (or a closure changed shape): re-import instead
+                    payload = self.payloads[index] = replace(payload, kind="copy")
+            if plan is not None:
+                swap.apply_plan(plan)
+                self._clean(self.state)
+                try:
+                    return run(self.fn, value, timeout)
+                finally:
+                    swap.restore()
+                    self._clean(self.state)
+        self.progress(-1, 2)  # the supervisor allows `build_timeout` for this phase
+        copy_set = self._copy_set(payload)
+        if isinstance(copy_set, CopyLoadError):
+            if isinstance(copy_set.original, Timeout):
+                return RunResult(Status.TIMEOUT, exc_type="Timeout", exc_message="the module body did not finish")
+            return RunResult(Status.EXCEPTION, exc_type="ImportError", exc_message=str(copy_set)[:200])
+        self.progress(-1, 1)
+        self._clean(copy_set.state)
+        try:
+            return run(copy_set.fn, value, timeout)
+        finally:
+            self._clean(copy_set.state)
+
+    def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
+              stop_at: float | None = None, on_verdict: Callable[[int, Verdict], None] | None = None) -> list[Verdict]:
+        """Run the original, then each mutant of `indices` in order, on `value`; their verdicts.
+
+        Stops early (fewer verdicts than indices) once `time.monotonic()` passes `stop_at`.
+        """
+        original = self.run_original(value)
+        verdicts: list[Verdict] = []
+        for position, index in enumerate(indices):
+            if stop_at is not None and time.monotonic() > stop_at:
+                break
+            self.progress(position, 1)
+            result = self.run_mutant(index, value, timeout)
+            if result.exc_type is not None and result.exc_type.endswith("MemoryError"):
+                gc.collect()  # what the mutant allocated must not fail the next run
+            reason = kill_reason(original, result, self.compare, differential=differential)
+            verdict = Verdict(index, reason, (result.exc_type or "") if reason is not None else "")
+            verdicts.append(verdict)
+            if on_verdict is not None:
+                on_verdict(position, verdict)
+        self.progress(len(verdicts), 0)
+        return verdicts
+
+
+def _build_alarm(signum: int, frame: Any) -> None:
+    raise Timeout()
+
+
+class LocalRunner:
+    """Judges mutants of a `Program` in this process, with no isolation (shard workers, benchmarks, tests)."""
+
+    def __init__(self, program: Any, *, copy_cache: int = 256) -> None:
+        self.program = program
+        self.engine = Engine(program.target, copy_cache=copy_cache)
+        self.restarts = 0
+        self.crashes: list[tuple[int, str]] = []
+
+    @property
+    def copies_built(self) -> int:
+        """How many import-time mutant copy sets were built."""
+        return self.engine.copies_built
+
+    def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
+              stop_at: float | None = None) -> list[Verdict]:
+        """Verdicts for `indices` on `value` (see `Engine.judge`)."""
+        missing = [i for i in indices if i not in self.engine.payloads]
+        if missing:
+            self.engine.add([self.program.payload(i) for i in missing])
+        return self.engine.judge(value, indices, timeout, differential=differential, stop_at=stop_at)
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,309 @@
+"""The supervised host: mutants run in a child process that the command's own process watches.
+
+The command process (the supervisor) keeps the fuzzing loop, the probed original and every
+output file; a host process holds an `Engine` and judges batches of mutants on one input
+at a time.  Before each mutant the host writes which one it is on, and when it started,
+into memory shared with the supervisor, and each finished verdict into a shared array.  So
+when a mutant hangs inside C, calls `os._exit`, segfaults or exhausts the host's memory
+limit, the supervisor knows the verdicts already reached and the mutant in flight: that
+one is killed (`timeout` or `crash`), a new host is started, and the batch goes on with
+the mutants after it.  Nothing the supervisor holds is lost, and the verdicts are the ones
+an undisturbed run gives, so the same seed and trial budget give the same corpus.
+
+Invariants: a `HostRunner.judge` call returns exactly one verdict per mutant it judged, in
+the order given, and stops only at the end of the list or at `stop_at`; a host never
+outlives its supervisor (it exits when the pipe closes, and is killed by the kernel when
+the supervisor dies, through PR_SET_PDEATHSIG).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import multiprocess as mp
+from multiprocess.connection import wait
+
+from mu2py.engine.engine import Engine, Verdict
+from mu2py.errors import UserError
+from mu2py.oracle import KillReason
+
+# verdict codes in the shared array: 0 not reached yet, then one per outcome
+_CODES: list[KillReason | None] = [None, None, *KillReason]
+_CODE_OF = {reason: k for k, reason in enumerate(_CODES) if reason is not None}
+_SURVIVED = 1
+# progress slots: batch number, position of the mutant in flight, its start (monotonic), phase
+_BATCH, _POSITION, _STARTED, _PHASE = range(4)
+DEFAULT_MEMORY_MB = 4096
+# a host stuck past a mutant's own timeout by more than this is killed (SIGALRM could not reach it)
+GRACE = 1.0
+# the original's run on one input, in the host, before any mutant (it ran already in the supervisor)
+ORIGINAL_DEADLINE = 60.0
+
+
+def die_with_parent() -> None:
+    """Ask Linux to kill this process when its parent dies (no-op elsewhere)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _limit_memory(megabytes: int) -> None:
+    """Cap the host's address space at what it uses now plus `megabytes` (a mutant then gets MemoryError)."""
+    if megabytes <= 0:
+        return
+    try:
+        with open("/proc/self/statm") as f:
+            used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        used = 0
+    limit = used + megabytes * 1024 * 1024
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit = min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError):
+        pass
+
+
+def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: int, copy_cache: int) -> None:
+    """A host process: load the target once, then judge batches until the pipe closes.
+
+    `target` is the supervisor's `Target` (inherited when forked) or a `(spec, prefixes)` pair to resolve.
+    """
+    die_with_parent()
+    from mu2py.target import resolve_target
+
+    try:
+        if isinstance(target, tuple):
+            target = resolve_target(*target)
+
+        def on_progress(position: int, phase: int) -> None:
+            if position >= 0:
+                progress[_POSITION] = position
+                progress[_STARTED] = time.monotonic()
+            progress[_PHASE] = phase
+
+        engine = Engine(target, copy_cache=copy_cache, progress=on_progress)
+    except BaseException as exc:  # noqa: BLE001 - reported to the supervisor as one line
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ready", ({m.name: m.source_hash for m in target.modules}, engine.build_timeout)))
+    _limit_memory(memory_mb)
+
+    def on_verdict(position: int, verdict: Verdict) -> None:
+        verdicts[position] = _CODE_OF[verdict.reason] if verdict.reason is not None else _SURVIVED
+
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        kind, body = message
+        if kind == "add":
+            engine.add(body)
+            continue
+        batch, value, indices, timeout, differential, stop_at = body
+        progress[_BATCH] = batch
+        for k in range(len(indices)):
+            verdicts[k] = 0
+        result = engine.judge(value, indices, timeout, differential=differential, stop_at=stop_at,
+                              on_verdict=on_verdict)
+        conn.send(("done", batch, [(v.index, v.reason.value if v.reason else None, v.detail) for v in result],
+                   engine.copies_built))
+
+
+class HostRunner:
+    """The supervisor's side: judges batches on a host process, restarting it after a crash or a hang.
+
+    `payload(index)` gives what the host needs for a mutant (sent once per host life).
+    """
+
+    def __init__(self, target: Any, payload: Any, capacity: int, *, memory_mb: int = DEFAULT_MEMORY_MB,
+                 copy_cache: int = 256) -> None:
+        self.target = target
+        self.spec = f"{target.driver.module}:{target.driver.name}"
+        self.hashes = {m.name: m.source_hash for m in target.modules}
+        self.payload = payload
+        self.memory_mb = memory_mb
+        self.copy_cache = copy_cache
+        self.capacity = max(capacity, 1)
+        self.restarts = 0
+        self.copies_built = 0
+        self.crashes: list[tuple[int, str]] = []
+        # forked, a host starts in milliseconds with the target already imported; a restart after a crash
+        # then costs little.  Elsewhere than Linux, fork is unsafe: a spawned host imports the target anew.
+        self._fork = sys.platform == "linux"
+        self._ctx = mp.get_context("fork" if self._fork else "spawn")
+        self._batch = 0
+        self._process: Any = None
+        self._conn: Any = None
+        self._sent: set[int] = set()
+        self._build_timeout = 10.0
+        self._progress = self._ctx.Array("d", 4, lock=False)
+        self._verdicts = self._ctx.Array("b", self.capacity, lock=False)
+
+    # -- host life --------------------------------------------------------------------
+
+    def _start(self) -> None:
+        parent, child = self._ctx.Pipe()
+        target = self.target if self._fork else (self.spec, self.target.prefixes)
+        process = self._ctx.Process(target=host_main, daemon=True, args=(
+            child, self._progress, self._verdicts, target, self.memory_mb, self.copy_cache))
+        process.start()
+        child.close()
+        self._process, self._conn, self._sent = process, parent, set()
+        while True:
+            ready = wait([parent, process.sentinel], timeout=120)
+            if not ready:
+                self._kill()
+                raise UserError("the mutant host did not start within 120 s")
+            if parent in ready:
+                try:
+                    kind, body = parent.recv()
+                except (EOFError, OSError):
+                    kind, body = "died", None
+            else:
+                kind, body = "died", None
+            if kind == "ready":
+                hashes, self._build_timeout = body
+                if hashes != self.hashes:
+                    self._kill()
+                    raise UserError("the target's source changed while loading it: run again")
+                return
+            process.join(1)
+            self._kill()
+            why = body if kind == "error" else f"exit code {process.exitcode}"
+            raise UserError(f"the mutant host could not load {self.spec}: {why}")
+
+    def _kill(self) -> None:
+        if self._process is not None:
+            if self._process.is_alive():
+                self._process.kill()
+            self._process.join(5)
+        if self._conn is not None:
+            self._conn.close()
+        self._process = self._conn = None
+
+    def close(self) -> None:
+        """Stop the host."""
+        if self._conn is not None:
+            try:
+                self._conn.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+            self._process.join(2)
+        self._kill()
+
+    # -- judging ----------------------------------------------------------------------
+
+    def judge(self, value: Any, indices: Sequence[int], timeout: float, *, differential: bool = True,
+              stop_at: float | None = None) -> list[Verdict]:
+        """Verdicts for `indices` on `value` (see the module docstring); fewer when `stop_at` passed."""
+        out: list[Verdict] = []
+        remaining = list(indices)
+        while remaining:
+            done, finished = self._judge_once(value, remaining[:self.capacity], timeout, differential, stop_at)
+            out.extend(done)
+            if not finished:
+                break
+            remaining = remaining[len(done):]
+            if stop_at is not None and time.monotonic() > stop_at:
+                break
+        return out
+
+    def _judge_once(self, value: Any, indices: list[int], timeout: float, differential: bool,
+                    stop_at: float | None) -> tuple[list[Verdict], bool]:
+        """Judge one batch; on a crash or hang, the verdicts so far plus the lost mutant's, then restart.
+
+        Returns (verdicts, finished): finished is False when the host stopped at `stop_at`.
+        """
+        if self._process is None:
+            self._start()
+        new = [i for i in indices if i not in self._sent]
+        if new:
+            self._conn.send(("add", [self.payload(i) for i in new]))
+            self._sent.update(new)
+        self._batch += 1
+        progress = self._progress
+        progress[_PHASE] = 0
+        progress[_POSITION] = -1
+        try:
+            self._conn.send(("run", (self._batch, value, indices, timeout, differential, stop_at)))
+        except (OSError, BrokenPipeError):
+            return self._lost(indices, "crash", "the host was gone")
+        except Exception as exc:  # noqa: BLE001 - an input the pipe cannot carry
+            raise UserError(f"an input cannot be sent to the mutant host: {type(exc).__name__}: {exc}") from exc
+        conn, sentinel = self._conn, self._process.sentinel
+        sent = time.monotonic()
+        while True:
+            ready = wait([conn, sentinel], timeout=0.05)
+            if conn in ready:
+                try:
+                    message = conn.recv()
+                except (EOFError, OSError):
+                    return self._lost(indices, "crash", self._exit_detail())
+                _, batch, rows, built = message
+                if batch != self._batch:
+                    continue
+                self.copies_built = built
+                verdicts = [Verdict(i, KillReason(r) if r else None, d) for i, r, d in rows]
+                return verdicts, len(verdicts) == len(indices)
+            if sentinel in ready:
+                self._process.join(1)
+                return self._lost(indices, "crash", self._exit_detail())
+            phase = progress[_PHASE] if progress[_BATCH] == self._batch else 0
+            if phase == 1:
+                limit, since = timeout + max(GRACE, timeout), progress[_STARTED]
+            elif phase == 2:
+                limit, since = self._build_timeout + 2 * GRACE + timeout, progress[_STARTED]
+            else:  # the original's run (or a batch not yet picked up)
+                limit, since = ORIGINAL_DEADLINE + timeout, sent
+            if time.monotonic() - since > limit:
+                return self._lost(indices, "timeout", f"no answer after {limit:.1f}s")
+
+    def _exit_detail(self) -> str:
+        code = self._process.exitcode if self._process is not None else None
+        if code is not None and code < 0:
+            try:
+                return f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exit code {code}"
+
+    def _lost(self, indices: list[int], how: str, detail: str) -> tuple[list[Verdict], bool]:
+        """The host died or hung on the mutant in flight: keep what it finished, judge that one, restart."""
+        started = self._progress[_BATCH] == self._batch
+        position = int(self._progress[_POSITION]) if started else -1
+        self._kill()
+        self.restarts += 1
+        if position < 0:
+            # it died (or hung) on the original before any mutant: no mutant is to blame, the input is skipped
+            self.crashes.append((-1, detail))
+            return [], False
+        verdicts = []
+        for k in range(position):
+            code = self._verdicts[k]
+            verdicts.append(Verdict(indices[k], _CODES[code] if code > 1 else None))
+        reason = KillReason.TIMEOUT if how == "timeout" else KillReason.CRASH
+        verdicts.append(Verdict(indices[position], reason, detail))
+        self.crashes.append((indices[position], detail))
+        return verdicts, True
+
+
+def make_runner(program: Any, **kwargs: Any) -> HostRunner:
+    """A HostRunner for a `Program` whose target has a driver."""
+    assert program.target.driver is not None
+    return HostRunner(program.target, program.payload, len(program.mutants), **kwargs)
+

@@ -1,0 +1,172 @@
+"""What a host needs to apply one mutant: the changed function code, compiled once from its top-level statement.
+
+A mutant inside a function body changes only that function's code object.  Compiling the
+whole mutated module for it (tens of milliseconds on a large module) is wasted work: the
+mutated text of the enclosing *top-level statement* (a `def`, a `class`, an `if` block),
+padded with blank lines so that every line number is the module's own and compiled with
+the module's `__future__` flags, yields code objects equal to the module's for every
+function the mutation did not touch.  Comparing the compiled original and mutated snippets
+position by position names exactly the functions to swap.
+
+Invariants: a `swap` payload's `original` snippet compiles to code objects equal (`==`) to
+the module's own for the same qualified names, so a host finds the live functions to
+swap by equality; a mutant whose change reaches code that runs at import time (module or
+class bodies, defaults, decorators) is a `copy` payload, applied by re-importing.
+"""
+
+from __future__ import annotations
+import __future__
+
+import ast
+import bisect
+import marshal
+import re
+import types
+from dataclasses import dataclass
+
+from mu2py.engine.swap import code_index
+from mu2py.target import TargetModule
+
+_FUTURE_FLAGS = 0
+for _name in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _name).compiler_flag
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class Payload:
+    """How to apply mutant `index` of module `module` (see the module docstring).
+
+    `kind` is `swap` (replace function code: `original` and `mutated` are marshalled snippet
+    code objects), `copy` (re-import the module from the original source with `span`
+    replaced by `text`; a `swap` payload carries these too, for when swapping is refused),
+    or `error` (the mutated source does not compile: `text` says why).
+    """
+
+    index: int
+    module: str
+    kind: str
+    original: bytes = b""
+    mutated: bytes = b""
+    span: tuple[int, int] | None = None
+    text: str = ""
+
+    def codes(self) -> tuple[types.CodeType, types.CodeType]:
+        """The original and mutated snippet code objects of a `swap` payload."""
+        return marshal.loads(self.original), marshal.loads(self.mutated)
+
+
+class ModuleLayout:
+    """One module's top-level statements as line ranges, its line offsets and its `__future__` flags."""
+
+    def __init__(self, info: TargetModule, module_code: types.CodeType) -> None:
+        self.info = info
+        self.flags = module_code.co_flags & _FUTURE_FLAGS
+        source = info.source
+        self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(source)]
+        self.ranges: list[tuple[int, int]] = []
+        self._strings: list[bool] = []
+        for stmt in ast.parse(source, filename=info.file).body:
+            first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+            self.ranges.append((first, stmt.end_lineno or stmt.lineno))
+            self._strings.append(isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+                                 and isinstance(stmt.value.value, str))
+        self._firsts = [r[0] for r in self.ranges]
+        # statements sharing a line (`a = 1; b = 2`) cannot be cut apart by lines: merge their ranges
+        merged: list[tuple[int, int]] = []
+        strings: list[bool] = []
+        for (lo, hi), is_string in zip(self.ranges, self._strings, strict=True):
+            if merged and lo <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+                strings[-1] = False
+            else:
+                merged.append((lo, hi))
+                strings.append(is_string)
+        self.ranges, self._strings = merged, strings
+        self._firsts = [r[0] for r in self.ranges]
+
+    def is_string(self, k: int) -> bool:
+        """Whether top-level statement `k` is a bare string expression."""
+        return self._strings[k]
+
+    def text(self, first: int, last: int, span: tuple[int, int] | None = None, replacement: str = "") -> str:
+        """The source of lines first..last, with characters `span` replaced by `replacement` when given."""
+        lo, hi = self._offset(first), self._end_offset(last)
+        source = self.info.source
+        if span is None:
+            return source[lo:hi]
+        return source[lo:span[0]] + replacement + source[span[1]:hi]
+
+    def _line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.line_starts, offset)
+
+    def statement_index(self, start: int, end: int) -> int | None:
+        """The index of the top-level statement holding characters [start, end), or None."""
+        first, last = self._line_of(start), self._line_of(max(start, end - 1))
+        k = bisect.bisect_right(self._firsts, first) - 1
+        if k < 0:
+            return None
+        lo, hi = self.ranges[k]
+        return k if lo <= first and last <= hi else None
+
+    def statement(self, start: int, end: int) -> tuple[int, int] | None:
+        """The (first, last) lines of the top-level statement holding characters [start, end), or None."""
+        k = self.statement_index(start, end)
+        return None if k is None else self.ranges[k]
+
+    def _offset(self, line: int) -> int:
+        return self.line_starts[line - 1]
+
+    def _end_offset(self, line: int) -> int:
+        return self.line_starts[line] if line < len(self.line_starts) else len(self.info.source)
+
+    def compile_snippet(self, text: str, first_line: int) -> types.CodeType:
+        """Compile statement text that starts on `first_line`, with the module's file name and future flags."""
+        return compile("\n" * (first_line - 1) + text, self.info.file, "exec", flags=self.flags, dont_inherit=True)
+
+    def payload(self, index: int, span: tuple[int, int] | None, text: str, per_call: bool) -> Payload:
+        """The payload of a mutant replacing `span` of the source by `text` (see the module docstring)."""
+        name = self.info.name
+        copy = Payload(index, name, "copy", span=span, text=text)
+        if span is None or not per_call:
+            return copy
+        lines = self.statement(*span)
+        if lines is None:
+            return copy
+        original_text = self.text(*lines)
+        mutated_text = self.text(*lines, span, text)
+        try:
+            mutated = self.compile_snippet(mutated_text, lines[0])
+        except (SyntaxError, ValueError) as exc:
+            return Payload(index, name, "error", text=f"{type(exc).__name__}: {exc}")
+        original = self.compile_snippet(original_text, lines[0])
+        if not _changes_functions_only(original, mutated):
+            return copy
+        return Payload(index, name, "swap", original=marshal.dumps(original), mutated=marshal.dumps(mutated),
+                       span=span, text=text)
+
+
+def _changes_functions_only(original: types.CodeType, mutated: types.CodeType) -> bool:
+    """True when the two snippets define the same functions and differ in at least one of them only.
+
+    The statement's own code differs whenever a function in it does (function code objects
+    are its constants); what must not differ is anything else it computes at import time,
+    which shows as a difference once function code objects are blanked out.
+    """
+    before, after = code_index(original), code_index(mutated)
+    if {q: len(c) for q, c in before.items()} != {q: len(c) for q, c in after.items()}:
+        return False
+    if not any(a != b for q in before for a, b in zip(before[q], after[q], strict=True)):
+        return False
+    return _import_time(original) == _import_time(mutated)
+
+
+def _import_time(code: types.CodeType) -> tuple[object, ...]:
+    """What a code object runs at import time, with nested function bodies left out."""
+    consts = tuple(
+        ("<code>", c.co_qualname, c.co_argcount, c.co_kwonlyargcount, c.co_flags, c.co_freevars)
+        if isinstance(c, types.CodeType) and c.co_flags & 0x1  # CO_OPTIMIZED: a function body, run per call
+        else (_import_time(c) if isinstance(c, types.CodeType) else (type(c).__name__, c))
+        for c in code.co_consts
+    )
+    return (code.co_code, consts, code.co_names)
