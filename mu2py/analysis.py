@@ -54,6 +54,7 @@ class Selection:
     pruned_execution: int = 0
     pruned_infection: int = 0
     filtered: int = 0
+    deferred_static: int = 0
 
 
 @dataclass
@@ -97,6 +98,9 @@ class Analysis:
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     probed: tuple[Callable[[Any], Any], ProbeRecorder] | None = None
     only: frozenset[int] | None = None  # a shard: run only these mutants (kills of others are not sought)
+    # import-time mutants cannot be pruned per input; while fuzzing, run at most this many per input, in
+    # rotation (None: all, as `mutate` does): a module-level table of thousands would otherwise cost seconds
+    static_per_input: int | None = None
     kills: dict[int, Kill] = field(default_factory=dict)
     reached: set[int] = field(default_factory=set)
     executions: list[int] = field(default_factory=list)
@@ -121,6 +125,7 @@ class Analysis:
             if index not in static:
                 self._by_site.setdefault(mutant.site, []).append(index)
         self._alive_probed = len(self.program.mutants) - len(static)
+        self._static_cursor = 0
 
     def add_kill(self, index: int, kill: Kill) -> None:
         """Record that `kill` killed mutant `index` (the one place kill state changes)."""
@@ -158,6 +163,13 @@ class Analysis:
                 sel.pruned_infection = len(reachable) - len(chosen)
                 reachable = chosen
             static_alive = [i for i in self._static if i not in kills]
+            if self.static_per_input is not None and len(static_alive) > self.static_per_input:
+                # in rotation: every import-time mutant gets its turn, one window of them per input
+                start = self._static_cursor % len(static_alive)
+                window = (static_alive + static_alive)[start:start + self.static_per_input]
+                self._static_cursor = start + self.static_per_input
+                sel.deferred_static = len(static_alive) - len(window)
+                static_alive = window
             sel.run = sorted(reachable + static_alive) if static_alive else reachable
         if self.only is not None:
             sel.run = [i for i in sel.run if i in self.only]

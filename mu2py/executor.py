@@ -95,12 +95,13 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResul
     global _alarm_live
     arg = fresh(value)
     use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
-    previous = None
     if use_alarm:
         global _PREVIOUS_HOOK
         if sys.unraisablehook is not _quiet_timeouts:
             _PREVIOUS_HOOK, sys.unraisablehook = sys.unraisablehook, _quiet_timeouts
-        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        # installing a handler costs more than a short run: keep ours between runs (it is inert outside them)
+        if signal.getsignal(signal.SIGALRM) is not _on_alarm:
+            signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
     start = time.perf_counter()
     try:
@@ -122,7 +123,6 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResul
         # the inner `finally` has already ended the alarm's live window, whatever fn did
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
     seconds = time.perf_counter() - start
     if status is Status.OK and timeout is not None and seconds > timeout * 1.5 and not use_alarm:
         status = Status.TIMEOUT

@@ -57,6 +57,7 @@ class FuzzConfig:
     out: Path | None = None
     initial: list[tuple[Any, ...]] = field(default_factory=list)
     plot_every: float = 1.0
+    static_per_input: int | None = 32  # see Analysis.static_per_input
 
     def __post_init__(self) -> None:
         if self.trials is None and self.seconds is None:
@@ -79,6 +80,11 @@ class Stats:
     pruned_infection: int = 0
     filtered: int = 0
     elapsed: float = 0.0
+    # where the trials' time went: drawing inputs, the (probed) original, mutant selection, mutant runs
+    seconds_input: float = 0.0
+    seconds_original: float = 0.0
+    seconds_selection: float = 0.0
+    seconds_mutants: float = 0.0
 
 
 @dataclass
@@ -127,6 +133,7 @@ class Fuzzer:
                 self.program, pruning=config.pruning, differential=config.differential,
                 timeout=config.timeout, filter=Filter.parse(config.filter),
                 rng=random.Random(config.seed + 1), probed=self.program.probed(transform=self.coverage.compile),
+                static_per_input=config.static_per_input,
             )
             self._run_original = self.analysis.run_original
         else:
@@ -201,9 +208,17 @@ class Fuzzer:
                             f"at {original.location}: {original.exc_message}{where}")
 
     def trial(self) -> Entry | None:
-        """Run one trial; returns the saved entry, if the input was kept."""
-        self.stats.trials += 1
+        """Run one trial; returns the saved entry, if the input was kept.
+
+        The phases' seconds add up in `stats.seconds_*` (input, original, selection, mutants), so
+        a profile of where a trial goes is in every `state.json`.
+        """
+        stats = self.stats
+        stats.trials += 1
+        t0 = time.perf_counter()
         decoded = self._next_input()
+        t1 = time.perf_counter()
+        stats.seconds_input += t1 - t0
         if decoded is None:
             self.stats.invalid += 1
             if self.stats.valid == 0:
@@ -212,6 +227,8 @@ class Fuzzer:
         self.stats.valid += 1
         original, reached, infected = self._run_original(decoded.value)
         new_cov = self.coverage.collect()
+        t2 = time.perf_counter()
+        stats.seconds_original += t2 - t1
         if original.status is Status.EXCEPTION:
             self._record_failure(decoded, original)
         if not self._succeeded:  # once the driver has worked, the per-trial path skips this check
@@ -224,7 +241,10 @@ class Fuzzer:
             self.stats.pruned_execution += sel.pruned_execution
             self.stats.pruned_infection += sel.pruned_infection
             self.stats.filtered += sel.filtered
+            t3 = time.perf_counter()
+            stats.seconds_selection += t3 - t2
             killed = self.analysis.run_selected(sel, decoded.value, original, name, stop_at=self._stop_at)
+            stats.seconds_mutants += time.perf_counter() - t3
             self.stats.mutant_runs = self.analysis.mutant_runs
         if not new_cov and not killed:
             return None

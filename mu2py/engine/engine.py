@@ -101,8 +101,10 @@ class Engine:
             os.chdir(self.cwd)
 
     def run_original(self, value: Any, timeout: float | None = None) -> RunResult:
-        """The original driver on `value`, from the post-import state."""
-        self._clean(self.state)
+        """The original driver on `value`, from the post-import state.
+
+        Every run cleans up after itself (`_clean` in `finally`), so the next one starts clean.
+        """
         try:
             return run(self.fn, value, timeout)
         finally:
@@ -193,7 +195,6 @@ class Engine:
                     payload = self.payloads[index] = replace(payload, kind="copy")
             if plan is not None:
                 swap.apply_plan(plan)
-                self._clean(self.state)
                 try:
                     return run(self.fn, value, timeout)
                 finally:
@@ -206,7 +207,6 @@ class Engine:
                 return RunResult(Status.TIMEOUT, exc_type="Timeout", exc_message="the module body did not finish")
             return RunResult(Status.EXCEPTION, exc_type="ImportError", exc_message=str(copy_set)[:200])
         self.progress(-1, 1)
-        self._clean(copy_set.state)
         try:
             return run(copy_set.fn, value, timeout)
         finally:

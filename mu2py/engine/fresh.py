@@ -7,8 +7,9 @@ that filled it wrongly poisons the mutants after it.  A fresh interpreter starts
 Resetting these containers before each test makes every verdict (and every test's reach
 in the baseline) the one that test gives when it runs first, whatever ran before it.
 
-Invariant: after `reset()` every tracked container holds exactly the items it held when
-the snapshot was taken (the objects are the same, only their contents are restored).
+Invariant: after `reset()` every tracked container compares equal to its contents when the
+snapshot was taken (the containers are the same objects; a changed one gets back the very
+items it held, while an item replaced by an equal one may stay).
 """
 
 from __future__ import annotations
@@ -60,11 +61,10 @@ class ContainerSnapshot:
 
 
 def _unchanged(container: Any, contents: Any) -> bool:
+    # compared in C (items are compared by identity first): this runs around every mutant run
     if len(container) != len(contents):
         return False
-    if isinstance(container, dict):
-        return all(k in container and container[k] is v for k, v in contents.items())
-    if isinstance(container, set):
-        return container == contents
-    return all(a is b for a, b in zip(container, contents, strict=True)) if isinstance(container, list) else \
-        container == contents
+    try:
+        return bool(container == contents)
+    except Exception:  # noqa: BLE001 - an item whose __eq__ raises: put the contents back to be sure
+        return False

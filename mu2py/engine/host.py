@@ -268,6 +268,8 @@ class HostRunner:
                 limit, since = timeout + max(GRACE, timeout), progress[_STARTED]
             elif phase == 2:
                 limit, since = self._build_timeout + 2 * GRACE + timeout, progress[_STARTED]
+            elif progress[_BATCH] == self._batch and progress[_POSITION] >= 0:  # done, sending its verdicts
+                limit, since = ORIGINAL_DEADLINE, progress[_STARTED]
             else:  # the original's run (or a batch not yet picked up)
                 limit, since = ORIGINAL_DEADLINE + timeout, sent
             if time.monotonic() - since > limit:
@@ -288,8 +290,8 @@ class HostRunner:
         position = int(self._progress[_POSITION]) if started else -1
         self._kill()
         self.restarts += 1
-        if position < 0:
-            # it died (or hung) on the original before any mutant: no mutant is to blame, the input is skipped
+        if position < 0 or position >= len(indices):
+            # it died (or hung) on the original, or after the last mutant: no mutant is to blame, the input is skipped
             self.crashes.append((-1, detail))
             return [], False
         verdicts = []

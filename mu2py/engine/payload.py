@@ -66,12 +66,14 @@ class ModuleLayout:
         self.line_starts = [0] + [m.end() for m in _NEWLINE.finditer(source)]
         self.ranges: list[tuple[int, int]] = []
         self._strings: list[bool] = []
-        for stmt in ast.parse(source, filename=info.file).body:
+        tree = ast.parse(source, filename=info.file)
+        for stmt in tree.body:
             first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
             self.ranges.append((first, stmt.end_lineno or stmt.lineno))
             self._strings.append(isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
                                  and isinstance(stmt.value.value, str))
         self._firsts = [r[0] for r in self.ranges]
+        self._imports = _import_line(tree)
         # statements sharing a line (`a = 1; b = 2`) cannot be cut apart by lines: merge their ranges
         merged: list[tuple[int, int]] = []
         strings: list[bool] = []
@@ -121,8 +123,16 @@ class ModuleLayout:
         return self.line_starts[line] if line < len(self.line_starts) else len(self.info.source)
 
     def compile_snippet(self, text: str, first_line: int) -> types.CodeType:
-        """Compile statement text that starts on `first_line`, with the module's file name and future flags."""
-        return compile("\n" * (first_line - 1) + text, self.info.file, "exec", flags=self.flags, dont_inherit=True)
+        """Compile statement text that starts on `first_line`, with the module's file name and future flags.
+
+        The compiler emits different (equivalent) code for `name.attr(...)` when `name` is bound by
+        an import anywhere in the module, so the module's import-bound names are declared too, by
+        an import line after the statement (compiled, never run).
+        """
+        body = "\n" * (first_line - 1) + text
+        if self._imports:
+            body += ("" if body.endswith("\n") else "\n") + self._imports
+        return compile(body, self.info.file, "exec", flags=self.flags, dont_inherit=True)
 
     def payload(self, index: int, span: tuple[int, int] | None, text: str, per_call: bool) -> Payload:
         """The payload of a mutant replacing `span` of the source by `text` (see the module docstring)."""
@@ -144,6 +154,29 @@ class ModuleLayout:
             return copy
         return Payload(index, name, "swap", original=marshal.dumps(original), mutated=marshal.dumps(mutated),
                        span=span, text=text)
+
+
+def _import_line(tree: ast.Module) -> str:
+    """One `import` statement binding every name the module binds by import at module scope."""
+    names: list[str] = []
+
+    def visit(body: list[ast.stmt]) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                for alias in stmt.names:
+                    if alias.name != "*":
+                        names.append(alias.asname or alias.name.partition(".")[0])
+            elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                # imports nested in if/try/with/for blocks still bind at module scope
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    for part in getattr(stmt, field, ()):
+                        visit(part.body if isinstance(part, ast.ExceptHandler) else [part])
+                for case in getattr(stmt, "cases", ()):
+                    visit(case.body)
+
+    visit(tree.body)
+    unique = list(dict.fromkeys(names))
+    return f"import {', '.join(f'_ as {n}' for n in unique)}\n" if unique else ""
 
 
 def _changes_functions_only(original: types.CodeType, mutated: types.CodeType) -> bool:

@@ -1,0 +1,1 @@
+"""sqlparse (a pure-Python SQL parser from PyPI, `pip install '.[bench]'`) as a target."""
