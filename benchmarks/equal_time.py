@@ -7,14 +7,15 @@ each corpus.  Prints one line per (target, seed, variant): mutants killed, trial
 then per target the totals, the kill ratio and the mutation/coverage trials/s ratio.
 
 Usage: python benchmarks/equal_time.py [--time 60] [--seeds 1 2 3] [--targets json toml chocopy sqlparse]
-       [--variant ARGS]   (extra `fuzz` arguments for the mutation side, e.g. "--filter least-executed:10")
+       [--variants default coverage split least-executed:10]
+Variants other than `coverage` are mutation-guided: `default` is plain `mu2py fuzz`, `split` adds
+`--split`, `least-executed:K` and `random:K` add `--filter`.  Campaigns run two at a time.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -54,31 +55,41 @@ def main() -> None:
     parser.add_argument("--time", type=float, default=60.0, help="seconds per campaign (60)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--targets", nargs="+", default=["json", "toml", "chocopy", "sqlparse"], choices=TARGETS)
-    parser.add_argument("--variant", default="", help="extra fuzz arguments for the mutation-guided side")
+    parser.add_argument("--variants", nargs="+", default=["default", "coverage"])
     args = parser.parse_args()
-    extra = shlex.split(args.variant)
-    label = f"mutation {args.variant}".strip()
+    variants = list(dict.fromkeys(["coverage", *args.variants]))
     with tempfile.TemporaryDirectory(prefix="equal_time_") as scratch:
         for name in args.targets:
             spec = TARGETS[name]
-            totals = {"mutation": [0, 0.0], "coverage": [0, 0.0]}
+            totals = {v: [0, 0.0] for v in variants}
             for seed in args.seeds:
                 base = Path(scratch) / f"{name}-{seed}"
                 with ThreadPoolExecutor(2) as pool:
-                    mutation = pool.submit(campaign, spec, seed, args.time, base / "mutation", extra)
-                    coverage = pool.submit(campaign, spec, seed, args.time, base / "coverage",
-                                           ["--guidance", "coverage"])
-                    rows = {"mutation": mutation.result(), "coverage": coverage.result()}
-                for side, row in rows.items():
-                    totals[side][0] += row["killed"]
-                    totals[side][1] += row["per_s"]
-                    shown = label if side == "mutation" else "coverage"
-                    print(f"{name} seed={seed} {shown}: killed {row['killed']}/{row['total']}, "
+                    futures = {v: pool.submit(campaign, spec, seed, args.time, base / v.replace(":", "-"),
+                                              fuzz_args(v)) for v in variants}
+                    rows = {v: f.result() for v, f in futures.items()}
+                for variant, row in rows.items():
+                    totals[variant][0] += row["killed"]
+                    totals[variant][1] += row["per_s"]
+                    print(f"{name} seed={seed} {variant}: killed {row['killed']}/{row['total']}, "
                           f"trials {row['trials']} ({row['per_s']:.1f}/s), corpus {row['inputs']}", flush=True)
-            (mk, ms), (ck, cs) = totals["mutation"], totals["coverage"]
-            print(f"{name} at {args.time:g}s x {len(args.seeds)} seeds: kills {label} {mk} vs coverage {ck} "
-                  f"({mk / max(ck, 1):.3f}x, {100 * (mk - ck) / max(ck, 1):+.1f}%); trials/s ratio "
-                  f"{ms / max(cs, 1e-9):.3f}", flush=True)
+            ck, cs = totals["coverage"]
+            for variant in variants[1:]:
+                mk, ms = totals[variant]
+                print(f"{name} at {args.time:g}s x {len(args.seeds)} seeds: kills {variant} {mk} vs coverage {ck} "
+                      f"({mk / max(ck, 1):.3f}x, {100 * (mk - ck) / max(ck, 1):+.1f}%); trials/s ratio "
+                      f"{ms / max(cs, 1e-9):.3f}", flush=True)
+
+
+def fuzz_args(variant: str) -> list[str]:
+    """The `mu2py fuzz` arguments of a variant name (see the module docstring)."""
+    if variant == "coverage":
+        return ["--guidance", "coverage"]
+    if variant == "default":
+        return []
+    if variant == "split":
+        return ["--split"]
+    return ["--filter", variant]
 
 
 if __name__ == "__main__":

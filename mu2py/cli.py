@@ -39,6 +39,9 @@ def _evaluation_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, help="seconds a mutant may run on one input (default: 20x original)")
     p.add_argument("--opt", choices=("none", "execution", "infection"), default="infection",
                    help="mutant pruning (sound): none, execution, or execution+infection (default)")
+    p.add_argument("--memory-limit", type=int, default=4096, metavar="MB",
+                   help="address space a mutant host may add to what it uses after loading (default 4096; "
+                        "0: no limit); a mutant over it raises MemoryError")
 
 
 def _prefixes(args: argparse.Namespace) -> tuple[str, ...] | None:
@@ -62,21 +65,25 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
     if args.value:
         inputs += load_literals(args.value)
     program = Program(target)
-    analysis = Analysis(program, pruning=args.opt, timeout=args.timeout)
-    if args.cluster or args.workers > 1:
-        from mu2py.cluster import executor_for
-        from mu2py.shards import mutate_sharded
+    analysis = Analysis(program, pruning=args.opt, timeout=args.timeout, memory_mb=args.memory_limit)
+    try:
+        if args.cluster or args.workers > 1:
+            from mu2py.cluster import executor_for
+            from mu2py.shards import mutate_sharded
 
-        with executor_for(args.workers, args.cluster) as pool, console.status("running mutant shards"):
-            if args.cluster and not args.json:
-                console.print(f"Dask dashboard: {pool.dashboard}")
-            shards = 4 * max(pool.workers, 1)  # a few shards per worker: a slow shard does not idle the rest
-            mutate_sharded(analysis, args.target, _prefixes(args), [(i.label, i.value) for i in inputs], pool, shards)
-    else:
-        with console.status("running mutants", spinner="dots") as status:
-            for n, item in enumerate(inputs, 1):
-                status.update(f"input {n}/{len(inputs)}: {item.label}")
-                analysis.analyse(item.value, item.label)
+            with executor_for(args.workers, args.cluster) as pool, console.status("running mutant shards"):
+                if args.cluster and not args.json:
+                    console.print(f"Dask dashboard: {pool.dashboard}")
+                shards = 4 * max(pool.workers, 1)  # a few shards per worker: a slow shard does not idle the rest
+                labelled = [(i.label, i.value) for i in inputs]
+                mutate_sharded(analysis, args.target, _prefixes(args), labelled, pool, shards)
+        else:
+            with console.status("running mutants", spinner="dots") as status:
+                for n, item in enumerate(inputs, 1):
+                    status.update(f"input {n}/{len(inputs)}: {item.label}")
+                    analysis.analyse(item.value, item.label)
+    finally:
+        analysis.close()  # the mutant host
     report = analysis.report()
     report["inputs"] = [i.label for i in inputs]
     if args.json:

@@ -63,7 +63,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
     config = FuzzConfig(
         trials=args.trials, seconds=parse_duration(args.time) if args.time else None, seed=args.seed,
         guidance=args.guidance, split=args.split, pruning=args.opt, filter=args.filter, timeout=args.timeout,
-        out=out, initial=initial,
+        out=out, initial=initial, memory_mb=args.memory_limit,
     )
     if args.workers > 1 or args.cluster:
         return _fuzz_parallel(args, console, config, prefixes(args))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _signal
 import copy
 import signal
 import sys
@@ -60,8 +61,10 @@ def fresh(value: Any) -> Any:
     """A copy of an input that a run may mutate freely (immutable values are shared)."""
     if isinstance(value, _IMMUTABLE):
         return value
-    if isinstance(value, tuple) and all(isinstance(v, _IMMUTABLE) for v in value):
-        return value
+    kind = type(value)
+    if (kind is tuple or kind is list) and all(isinstance(v, _IMMUTABLE) for v in value):
+        # a flat sequence of immutable values: a shallow copy is a deep one, at a fraction of deepcopy's cost
+        return value if kind is tuple else value[:]
     return copy.deepcopy(value)
 
 
@@ -100,7 +103,8 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResul
         if sys.unraisablehook is not _quiet_timeouts:
             _PREVIOUS_HOOK, sys.unraisablehook = sys.unraisablehook, _quiet_timeouts
         # installing a handler costs more than a short run: keep ours between runs (it is inert outside them)
-        if signal.getsignal(signal.SIGALRM) is not _on_alarm:
+        # _signal.getsignal: signal.getsignal converts through an enum, which costs more than a short run
+        if _signal.getsignal(signal.SIGALRM) is not _on_alarm:
             signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
     start = time.perf_counter()

@@ -58,6 +58,7 @@ class FuzzConfig:
     initial: list[tuple[Any, ...]] = field(default_factory=list)
     plot_every: float = 1.0
     static_per_input: int | None = 32  # see Analysis.static_per_input
+    memory_mb: int = 4096  # the mutant host's memory limit (see mu2py.engine.host)
 
     def __post_init__(self) -> None:
         if self.trials is None and self.seconds is None:
@@ -133,7 +134,7 @@ class Fuzzer:
                 self.program, pruning=config.pruning, differential=config.differential,
                 timeout=config.timeout, filter=Filter.parse(config.filter),
                 rng=random.Random(config.seed + 1), probed=self.program.probed(transform=self.coverage.compile),
-                static_per_input=config.static_per_input,
+                static_per_input=config.static_per_input, memory_mb=config.memory_mb,
             )
             self._run_original = self.analysis.run_original
         else:

@@ -34,9 +34,13 @@ def mutate_shard(unit: dict[str, Any]) -> dict[str, Any]:
     hashes = {m.name: m.source_hash for m in program.target.modules}
     if hashes != unit["hashes"]:
         return {"error": "the worker's copy of the target differs from the client's (install the same version)"}
-    analysis = Analysis(program, pruning=unit["pruning"], timeout=unit["timeout"], only=frozenset(unit["shard"]))
-    for label, value in unit["inputs"]:
-        analysis.analyse(value, label)
+    analysis = Analysis(program, pruning=unit["pruning"], timeout=unit["timeout"], only=frozenset(unit["shard"]),
+                        memory_mb=unit.get("memory_mb", 4096))
+    try:
+        for label, value in unit["inputs"]:
+            analysis.analyse(value, label)
+    finally:
+        analysis.close()
     return {"kills": {i: (k.input, k.reason.value, k.detail) for i, k in analysis.kills.items()},
             "reached": sorted(analysis.reached), "runs": analysis.mutant_runs}
 
@@ -53,7 +57,7 @@ def mutate_sharded(analysis: Analysis, spec: str, prefixes: tuple[str, ...] | No
     program = analysis.program
     hashes = {m.name: m.source_hash for m in program.target.modules}
     units = [{"spec": spec, "prefixes": prefixes, "hashes": hashes, "inputs": inputs, "shard": shard,
-              "pruning": analysis.pruning, "timeout": analysis.timeout}
+              "pruning": analysis.pruning, "timeout": analysis.timeout, "memory_mb": analysis.memory_mb}
              for shard in shard_indices(len(program.mutants), shards)]
     for _, result in pool.map_unordered(mutate_shard, units):
         if not isinstance(result, dict) or "error" in result:

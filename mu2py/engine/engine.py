@@ -132,7 +132,7 @@ class Engine:
             for k, (first, last) in enumerate(layout.ranges):
                 text = layout.text(first, last)
                 # a bare string after the first statement is no docstring: compiled alone it would set __doc__
-                codes.append(None if k and layout.is_string(k) else layout.compile_snippet(text, first))
+                codes.append(None if k and layout.is_string(k) else layout.compile_snippet(text, first, to_run=True))
             found = self._layouts[module] = (layout, codes)
         return found
 
@@ -153,7 +153,7 @@ class Engine:
                 source = source[:span[0]] + payload.text + source[span[1]:]
             return compile_module(layout.info, source)
         first, last = layout.ranges[k]
-        mutated = layout.compile_snippet(layout.text(first, last, span, payload.text), first)
+        mutated = layout.compile_snippet(layout.text(first, last, span, payload.text), first, to_run=True)
         parts = list(codes)
         parts[k] = mutated
         return tuple(c for c in parts if c is not None)

@@ -122,15 +122,16 @@ class ModuleLayout:
     def _end_offset(self, line: int) -> int:
         return self.line_starts[line] if line < len(self.line_starts) else len(self.info.source)
 
-    def compile_snippet(self, text: str, first_line: int) -> types.CodeType:
+    def compile_snippet(self, text: str, first_line: int, *, to_run: bool = False) -> types.CodeType:
         """Compile statement text that starts on `first_line`, with the module's file name and future flags.
 
         The compiler emits different (equivalent) code for `name.attr(...)` when `name` is bound by
-        an import anywhere in the module, so the module's import-bound names are declared too, by
-        an import line after the statement (compiled, never run).
+        an import anywhere in the module, so, for a snippet whose function code objects must equal
+        the module's, the module's import-bound names are declared too, by an import line after the
+        statement.  That line must never run: pass `to_run=True` for code that is executed.
         """
         body = "\n" * (first_line - 1) + text
-        if self._imports:
+        if self._imports and not to_run:
             body += ("" if body.endswith("\n") else "\n") + self._imports
         return compile(body, self.info.file, "exec", flags=self.flags, dont_inherit=True)
 

@@ -50,3 +50,31 @@ def test_import_time_mutants_are_never_swapped(toml_program):
     for index, mutant in enumerate(toml_program.mutants):
         if mutant.at_import:
             assert toml_program.payload(index).kind in ("copy", "error"), mutant
+
+
+def test_import_time_mutants_judged_as_a_whole_module_import_would(json_program):
+    """Statement-by-statement rebuilds with the driver rebound give the verdicts of a plain re-import."""
+    from mu2py.executor import run
+    from mu2py.mutants.loader import build_copies, driver_function
+    from mu2py.oracle import kill_reason
+
+    target = json_program.target
+    runner = LocalRunner(json_program)
+    copies = [i for i in range(len(json_program.mutants)) if json_program.payload(i).kind == "copy"]
+    value = '{"a": [1, -2.5e3, "x\\\\n\\\\u00e9"], "b": null, "c": true}'
+    verdicts = {v.index: v.reason for v in runner.judge(value, copies, 2.0)}
+    codes = {m.name: compile_module(m) for m in target.copied}
+    original = run(target.driver.fn, value, 2.0)
+    for index in copies:
+        mutant = json_program.mutants[index]
+        info = json_program.module_of(mutant.id)
+        try:
+            code = compile_module(info, json_program.mutant_source(mutant.id))
+            fn = driver_function(target, build_copies(target, dict(codes, **{info.name: code})))
+            expected = kill_reason(original, run(fn, value, 2.0))
+        except Exception:  # noqa: BLE001 - the whole-module import raised: an exception kill
+            expected = "raised"
+        if expected == "raised":
+            assert verdicts[index] is not None, mutant
+        else:
+            assert verdicts[index] == expected, mutant
