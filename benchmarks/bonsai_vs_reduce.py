@@ -41,7 +41,7 @@ from bonsai.grammar import Grammar, load_grammar  # noqa: E402
 from bonsai.lattice import function_target, run_lattice  # noqa: E402
 from mu2py.commands import parse_duration  # noqa: E402
 from mu2py.coverage import corpus_coverage  # noqa: E402
-from mu2py.executor import run  # noqa: E402
+from mu2py.engine.runs import run  # noqa: E402
 from mu2py.fuzzer import FuzzConfig, Fuzzer  # noqa: E402
 
 DEFAULT_GRAMMAR = "grammars/json.lark"

@@ -37,7 +37,7 @@ from bonsai.generator import BoundedGenerator  # noqa: E402
 from bonsai.grammar import load_grammar  # noqa: E402
 from bonsai.lattice import function_target  # noqa: E402
 from mu2py.analysis import Analysis  # noqa: E402
-from mu2py.executor import Status, Timeout, run  # noqa: E402
+from mu2py.engine.runs import Status, Timeout, run  # noqa: E402
 from mu2py.fuzzer import FuzzConfig, Fuzzer  # noqa: E402
 from mu2py.mutants.catalog import Program  # noqa: E402
 from mu2py.target import Target  # noqa: E402
@@ -57,7 +57,7 @@ ESCAPED: list[str] = []
 def shielded(what: str, step: Callable[[], T]) -> T:
     """Run `step`; when a mutant's timeout escapes mu2py's executor, clear the alarm and run it again.
 
-    mu2py.executor re-arms SIGALRM 50 ms after raising a Timeout; if that alarm fires after the
+    mu2py.engine.runs re-arms SIGALRM 50 ms after raising a Timeout; if that alarm fires after the
     Timeout was caught but before the timer is cleared, it leaves `run` and would end the campaign.
     Repeating the step is safe: the fuzzer continues its budget, and an analysis keeps its kills.
     """

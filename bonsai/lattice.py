@@ -29,8 +29,8 @@ from bonsai.bounds import Bounds
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import load_grammar
 from mu2py.driver import DRIVER_ATTR, Driver, import_module, split_spec
+from mu2py.engine.runs import run
 from mu2py.errors import UserError
-from mu2py.executor import run
 from mu2py.fuzzer import FuzzConfig, Fuzzer
 from mu2py.storage import write_atomic, write_json
 from mu2py.target import Target, TargetModule, default_prefixes, read_module, resolve_modules

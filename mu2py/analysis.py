@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from mu2py.engine.engine import Verdict
-from mu2py.executor import RunResult, run
+from mu2py.engine.oracle import KillReason
+from mu2py.engine.runs import RunResult, run
 from mu2py.mutants.catalog import Program
 from mu2py.mutants.probes import ProbeRecorder
-from mu2py.oracle import KillReason
 
 PRUNING = ("none", "execution", "infection")
 ISOLATION = ("host", "none")

@@ -19,11 +19,11 @@ from typing import Any
 
 from mu2py.corpus import Corpus
 from mu2py.errors import UserError
-from mu2py.executors import Lost, executor
 from mu2py.fuzzer import FuzzConfig, Fuzzer, FuzzResult
 from mu2py.generators import source_for
 from mu2py.storage import ensure_writable, write_atomic, write_json
 from mu2py.target import resolve_target
+from mu2py.workers import Lost, executor
 
 MERGED = ("corpus", "failures", "mutants.json", "plot_data.csv", "state.json")
 

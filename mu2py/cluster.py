@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from mu2py.errors import UserError
-from mu2py.executors import InProcess, Lost, Processes, executor
+from mu2py.workers import InProcess, Lost, Processes, executor
 
 INSTALL_HINT = "--cluster needs Dask: pip install 'mu2py[dask]' (or pip install 'dask[distributed]')"
 

@@ -27,6 +27,17 @@ def parse_duration(text: str) -> float:
     return sum(float(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts)
 
 
+def _share(text: str) -> float:
+    """A fraction in (0, 1] for --mutant-share."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"must be a number in (0, 1], got {text!r}")
+    return value
+
+
 def _status_table(fuzzer: Any) -> Table:
     s = fuzzer.stats
     elapsed = max(time.perf_counter() - fuzzer._start, 1e-9)
@@ -64,6 +75,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         trials=args.trials, seconds=parse_duration(args.time) if args.time else None, seed=args.seed,
         guidance=args.guidance, split=args.split, pruning=args.opt, filter=args.filter, timeout=args.timeout,
         out=out, initial=initial, memory_mb=args.memory_limit,
+        mutant_share=None if args.mutant_share >= 1 else args.mutant_share,
     )
     if args.workers > 1 or args.cluster:
         return _fuzz_parallel(args, console, config, prefixes(args))
@@ -130,7 +142,7 @@ def _fuzz_parallel(args: argparse.Namespace, console: Console, config: Any, pref
 
 
 def _repro(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
-    from mu2py.executor import run
+    from mu2py.engine.runs import run
     from mu2py.generators import source_for
     from mu2py.inputs import load_files
     from mu2py.target import resolve_target
@@ -169,6 +181,9 @@ def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], 
     p.add_argument("--in", dest="seeds", metavar="SEEDS", help="directory of .bin inputs to start from")
     p.add_argument("--guidance", choices=("mutation", "coverage"), default="mutation")
     p.add_argument("--split", action="store_true", help="coverage-only guidance for the first half of the budget")
+    p.add_argument("--mutant-share", type=_share, default=0.5, metavar="F",
+                   help="with --time: mutants run on inputs that add coverage, and on others while mutant runs "
+                        "have taken at most this fraction of the time so far (default 0.5; 1: every input)")
     p.add_argument("--filter", help="aggressive mutant filter: least-executed:K, random:K or random:P%%")
     p.add_argument("--workers", type=int, default=1, help="independent campaigns on N processes (seeds S..S+N-1)")
     p.add_argument("--cluster", metavar="ADDRESS", help="run the campaigns on Dask: tcp://HOST:8786 or local:N")

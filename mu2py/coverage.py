@@ -20,7 +20,7 @@ import slipcover
 from slipcover import branch as sc_branch
 
 from mu2py.engine.fresh import ContainerSnapshot
-from mu2py.executor import run
+from mu2py.engine.runs import run
 from mu2py.mutants.loader import build_copies, compile_module, driver_function
 from mu2py.target import Target, TargetModule
 

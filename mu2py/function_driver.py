@@ -16,10 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 from mu2py.driver import Driver, import_module
+from mu2py.engine.oracle import default_compare
+from mu2py.engine.runs import RunResult, Status, run
 from mu2py.errors import UserError
-from mu2py.executor import RunResult, Status, run
 from mu2py.mutants.loader import compile_module
-from mu2py.oracle import default_compare
 from mu2py.signatures import FunctionSpec
 from mu2py.target import Target, TargetModule, read_module
 

@@ -21,12 +21,12 @@ from typing import Any
 from mu2py.analysis import Analysis, Filter, Kill
 from mu2py.corpus import Corpus, Entry
 from mu2py.coverage import CoverageMap
+from mu2py.engine.oracle import KillReason
+from mu2py.engine.runs import RunResult, Status, run
 from mu2py.errors import UserError
-from mu2py.executor import RunResult, Status, run
 from mu2py.generators import source_for
 from mu2py.mutants.catalog import Program
 from mu2py.mutator import havoc
-from mu2py.oracle import KillReason
 from mu2py.source import Decoded, InputSource
 from mu2py.storage import ensure_writable, write_atomic, write_json
 from mu2py.target import Target
@@ -59,6 +59,7 @@ class FuzzConfig:
     plot_every: float = 1.0
     static_per_input: int | None = 32  # see Analysis.static_per_input
     memory_mb: int = 4096  # the mutant host's memory limit (see mu2py.engine.host)
+    mutant_share: float | None = 0.5  # under --time only: see Fuzzer._analyse_now (None: every input)
 
     def __post_init__(self) -> None:
         if self.trials is None and self.seconds is None:
@@ -236,7 +237,7 @@ class Fuzzer:
             self._sanity_check(original)
         name = self.corpus.next_name()
         killed: list[int] = []
-        if self.analysis is not None and self._mutation_phase():
+        if self.analysis is not None and self._mutation_phase() and self._analyse_now(new_cov, t2):
             sel = self.analysis.select(reached, infected)
             self.stats.run_this_input = len(sel.run)
             self.stats.pruned_execution += sel.pruned_execution
@@ -258,6 +259,19 @@ class Fuzzer:
         if entry.favored:
             self._favored.append(entry)
         return entry
+
+    def _analyse_now(self, new_cov: int, now: float) -> bool:
+        """Whether this input's mutants run: always under a trial budget (reproducible); under a time budget,
+        when the input adds coverage or mutant runs have so far taken at most `mutant_share` of the time.
+
+        At equal time, inputs are worth most where they lead somewhere new: an input that adds coverage
+        reaches mutants no saved input reached; re-running the survivors of well-trodden code on every
+        input (most are equivalent) would leave exploration a fraction of the budget.
+        """
+        share = self.config.mutant_share
+        if share is None or self.config.trials is not None or new_cov:
+            return True
+        return self.stats.seconds_mutants <= share * (now - self._start)
 
     def _record_failure(self, decoded: Decoded, result: RunResult) -> None:
         key = (result.exc_type or "?", result.location or "?")

@@ -134,7 +134,7 @@ def _exception_ref(exc: BaseException) -> tuple[str, str | None, str | None]:
 def record(spec: Any, folder: Path) -> Any:
     """Replay the saved inputs of one function (corpus, then failures) on the original; one case per input."""
     from mu2py.corpus import Corpus
-    from mu2py.executor import Status
+    from mu2py.engine.runs import Status
     from mu2py.function_driver import function_target, run_original
     from mu2py.generators import StrategySource
     from mu2py.testgen import Case, FunctionCases
@@ -302,8 +302,8 @@ def _choose(args: argparse.Namespace, console: Console) -> tuple[list[Any], list
 def _fuzz_all(args: argparse.Namespace, console: Console, chosen: list[Any], seconds: float | None,
               out: Path, sys_path: list[str]) -> dict[str, Outcome]:
     """Fuzz every chosen function (fanned out over `--workers`), printing each one as it finishes."""
-    from mu2py.executors import Lost, executor
     from mu2py.fuzzer import FuzzConfig
+    from mu2py.workers import Lost, executor
 
     per_trials, per_seconds = split_budget(args.trials, seconds, len(chosen), args.workers)
     units = []

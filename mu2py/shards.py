@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from mu2py.analysis import Analysis, Kill
+from mu2py.engine.oracle import KillReason
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
-from mu2py.oracle import KillReason
 from mu2py.target import resolve_target
 
 _PROGRAMS: dict[tuple[str, tuple[str, ...] | None], Program] = {}

@@ -26,11 +26,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mu2py.engine.fresh import ContainerSnapshot
+from mu2py.engine.oracle import KillReason, kill_reason
 from mu2py.engine.payload import ModuleLayout, Payload
+from mu2py.engine.runs import RunResult, Status, Timeout, run
 from mu2py.engine.swap import CodeSwap, SwapError
-from mu2py.executor import RunResult, Status, Timeout, run
 from mu2py.mutants.loader import CopyLoadError, build_copies, compile_module, driver_function, rebind_driver
-from mu2py.oracle import KillReason, kill_reason
 from mu2py.target import Target
 
 # a mutated module body may run this many times as long as the original copies took to build (at least
@@ -211,6 +211,7 @@ class Engine:
             return run(copy_set.fn, value, timeout)
         finally:
             self._clean(copy_set.state)
+            self.state.reset()  # the rebound driver shares the base copies' driver-level containers
 
     def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
               stop_at: float | None = None, on_verdict: Callable[[int, Verdict], None] | None = None) -> list[Verdict]:

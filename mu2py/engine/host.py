@@ -31,8 +31,8 @@ import multiprocess as mp
 from multiprocess.connection import wait
 
 from mu2py.engine.engine import Engine, Verdict
+from mu2py.engine.oracle import KillReason
 from mu2py.errors import UserError
-from mu2py.oracle import KillReason
 
 # verdict codes in the shared array: 0 not reached yet, then one per outcome
 _CODES: list[KillReason | None] = [None, None, *KillReason]

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from mu2py.errors import UserError
-from mu2py.executors import Lost, Processes, WorkerError
 from mu2py.mutants.catalog import Program
 from mu2py.score.suite import SuiteSpec, build_program, run_unit, test_files
 from mu2py.storage import write_json
+from mu2py.workers import Lost, Processes, WorkerError
 
 STATUSES = ("killed", "survived", "timeout", "no_coverage")
 CACHE_VERSION = 1

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mu2py.analysis import Analysis
-from mu2py.oracle import KillReason
+from mu2py.engine.oracle import KillReason
 
 
 def _find(program, line, operator, original=None, mutated=None):

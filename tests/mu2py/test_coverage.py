@@ -2,7 +2,7 @@
 
 from bonsai.lattice import function_target
 from mu2py.coverage import CoverageMap, corpus_coverage
-from mu2py.executor import run
+from mu2py.engine.runs import run
 
 TARGET = "targets.json_decoder.driver:parse"
 # a long array runs the decoder's loop lines far past slipcover's de-instrumentation threshold (50 hits)

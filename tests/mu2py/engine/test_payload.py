@@ -54,9 +54,9 @@ def test_import_time_mutants_are_never_swapped(toml_program):
 
 def test_import_time_mutants_judged_as_a_whole_module_import_would(json_program):
     """Statement-by-statement rebuilds with the driver rebound give the verdicts of a plain re-import."""
-    from mu2py.executor import run
+    from mu2py.engine.oracle import kill_reason
+    from mu2py.engine.runs import run
     from mu2py.mutants.loader import build_copies, driver_function
-    from mu2py.oracle import kill_reason
 
     target = json_program.target
     runner = LocalRunner(json_program)

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import targets.insertion_sort.sort as original_sort
 from mu2py.engine.engine import LocalRunner
-from mu2py.executor import Status
+from mu2py.engine.runs import Status
 
 
 @settings(max_examples=30, deadline=None)

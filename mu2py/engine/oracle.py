@@ -8,7 +8,7 @@ from collections.abc import Callable
 from enum import Enum, StrEnum
 from typing import Any
 
-from mu2py.executor import RunResult, Status
+from mu2py.engine.runs import RunResult, Status
 
 
 class KillReason(StrEnum):

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from mu2py.executors import InProcess, Lost, Processes, WorkerError
+from mu2py.workers import InProcess, Lost, Processes, WorkerError
 
 UNITS = '''
 import ctypes, os, time
