@@ -245,7 +245,18 @@ class Fuzzer:
             self.stats.filtered += sel.filtered
             t3 = time.perf_counter()
             stats.seconds_selection += t3 - t2
-            killed = self.analysis.run_selected(sel, decoded.value, original, name, stop_at=self._stop_at)
+            stop_at = self._stop_at
+            if self.config.mutant_share is not None and self.config.trials is None:
+                # one input's batch may not take the exploration's share either (a target with thousands of
+                # reachable mutants would spend the whole budget on its first input): it stops when the
+                # mutants' share is used up (at least one second per batch); the least-executed go first,
+                # so the mutants left out now are the first in line next time
+                allowed = self.config.mutant_share * (t3 - self._start) - stats.seconds_mutants
+                batch_end = time.monotonic() + max(1.0, allowed)
+                stop_at = batch_end if stop_at is None else min(stop_at, batch_end)
+                executions = self.analysis.executions
+                sel.run.sort(key=lambda i: (executions[i], i))
+            killed = self.analysis.run_selected(sel, decoded.value, original, name, stop_at=stop_at)
             stats.seconds_mutants += time.perf_counter() - t3
             self.stats.mutant_runs = self.analysis.mutant_runs
         if not new_cov and not killed:
