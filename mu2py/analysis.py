@@ -24,8 +24,6 @@ ISOLATION = ("host", "none")
 class Runner(Protocol):
     """Judges mutants on one input: `mu2py.engine.host.HostRunner` or `mu2py.engine.engine.LocalRunner`."""
 
-    restarts: int
-
     def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
               stop_at: float | None = None) -> list[Verdict]:
         """One verdict per mutant judged, in order."""

@@ -73,7 +73,7 @@ class Engine:
         self.build_timeout = max(MIN_BUILD_TIMEOUT, BUILD_FACTOR * (time.perf_counter() - started))
         self.fn = driver_function(target, self.copies)
         self.compare = target.driver.compare
-        self.sources = {m.name: m.source for m in target.modules}
+        self._infos = {m.name: m for m in target.modules}
         self.swaps = {m.name: CodeSwap(self.copies[m.name], self.codes[m.name]) for m in target.modules}
         self.state = ContainerSnapshot(list(self.copies.values()))
         self.payloads: dict[int, Payload] = {}
@@ -126,8 +126,7 @@ class Engine:
         """The module's layout and each top-level statement compiled on its own lines (None: a string to skip)."""
         found = self._layouts.get(module)
         if found is None:
-            info = next(m for m in self.target.modules if m.name == module)
-            layout = ModuleLayout(info, self.codes[module])
+            layout = ModuleLayout(self._infos[module], self.codes[module])
             codes: list[types.CodeType | None] = []
             for k, (first, last) in enumerate(layout.ranges):
                 text = layout.text(first, last)
@@ -148,7 +147,7 @@ class Engine:
         span = payload.span
         k = layout.statement_index(*span) if span is not None else None
         if k is None:
-            source = self.sources[payload.module]
+            source = layout.info.source
             if span is not None:
                 source = source[:span[0]] + payload.text + source[span[1]:]
             return compile_module(layout.info, source)
@@ -247,8 +246,6 @@ class LocalRunner:
     def __init__(self, program: Any, *, copy_cache: int = 256) -> None:
         self.program = program
         self.engine = Engine(program.target, copy_cache=copy_cache)
-        self.restarts = 0
-        self.crashes: list[tuple[int, str]] = []
 
     @property
     def copies_built(self) -> int:

@@ -115,9 +115,8 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
             engine.add(body)
             continue
         batch, value, indices, timeout, differential, stop_at = body
+        # no need to clear the verdict slots: the supervisor reads only those before the mutant in flight
         progress[_BATCH] = batch
-        for k in range(len(indices)):
-            verdicts[k] = 0
         result = engine.judge(value, indices, timeout, differential=differential, stop_at=stop_at,
                               on_verdict=on_verdict)
         conn.send(("done", batch, [(v.index, v.reason.value if v.reason else None, v.detail) for v in result],

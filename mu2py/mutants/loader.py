@@ -16,7 +16,6 @@ import importlib.machinery
 import sys
 import threading
 import types
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -178,34 +177,3 @@ def driver_function(target: Target, copies: Mapping[str, types.ModuleType]) -> C
     """The driver's function inside a copy set (bound to the copied modules)."""
     assert target.driver is not None and target.driver_module is not None
     return getattr(copies[target.driver_module.name], target.driver.name)  # type: ignore[no-any-return]
-
-
-class CopyCache:
-    """A bounded LRU of built copy sets, keyed by mutant id.
-
-    Memory bound: at most `capacity` copy sets are alive at once (each holds one copy of
-    every target module's globals); older ones are dropped and rebuilt on demand.
-    """
-
-    def __init__(self, build: Callable[[str], Any], capacity: int = 64) -> None:
-        self._build = build
-        self.capacity = capacity
-        self._items: OrderedDict[str, Any] = OrderedDict()
-        self.builds = 0
-
-    def get(self, key: str) -> Any:
-        """The cached value for `key`, building (and possibly evicting) when absent."""
-        try:
-            self._items.move_to_end(key)
-            return self._items[key]
-        except KeyError:
-            pass
-        value = self._build(key)
-        self.builds += 1
-        self._items[key] = value
-        if len(self._items) > self.capacity:
-            self._items.popitem(last=False)
-        return value
-
-    def __len__(self) -> int:
-        return len(self._items)

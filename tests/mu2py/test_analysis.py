@@ -49,26 +49,15 @@ def test_exceptions_only_oracle_kills_fewer(sort_program):
 
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(-5, 5), max_size=6))
-def test_pruning_is_sound(sort_program, value):
+def test_pruning_is_sound(sort_program, sort_runner, value):
     """A mutant pruned (execution or infection) for an input is never killed by that input."""
     probe = Analysis(sort_program, pruning="infection", timeout=0.2, isolation="none")
     original, reached, infected = probe.run_original(value)
     chosen = set(probe.select(reached, infected).run)
     pruned = [i for i in range(len(sort_program.mutants)) if i not in chosen]
-    for verdict in _local_runner(sort_program).judge(value, pruned, 0.2):
+    for verdict in sort_runner.judge(value, pruned, 0.2):
         assert verdict.reason is None, (sort_program.mutants[verdict.index], value)
 
-
-_RUNNERS = {}
-
-
-def _local_runner(program):
-    # one in-process engine for every example: building copies per example would dominate the test
-    from mu2py.engine.engine import LocalRunner
-
-    if id(program) not in _RUNNERS:
-        _RUNNERS[id(program)] = LocalRunner(program)
-    return _RUNNERS[id(program)]
 
 
 def test_random_filter_is_seeded(sort_program):

@@ -12,8 +12,8 @@ from mu2py.engine.runs import Status
 
 @settings(max_examples=30, deadline=None)
 @given(st.data())
-def test_running_a_mutant_leaves_original_untouched(sort_program, data):
-    runner = _runner(sort_program)
+def test_running_a_mutant_leaves_original_untouched(sort_program, sort_runner, data):
+    runner = sort_runner
     index = data.draw(st.integers(0, len(sort_program.mutants) - 1))
     before_modules = dict(sys.modules)
     before_globals = dict(vars(original_sort))
@@ -29,8 +29,8 @@ def test_running_a_mutant_leaves_original_untouched(sort_program, data):
     assert runner.engine.run_original([3, 1, 2]).output == [1, 2, 3]
 
 
-def test_mutant_runs_mutated_code(sort_program):
-    runner = _runner(sort_program)
+def test_mutant_runs_mutated_code(sort_program, sort_runner):
+    runner = sort_runner
     index = next(i for i, m in enumerate(sort_program.mutants) if m.operator == "return_value")
     runner.judge([2, 1], [index], 0.2)  # makes the mutant known to the engine
     result = runner.engine.run_mutant(index, [2, 1], 0.2)
@@ -52,12 +52,3 @@ def test_copy_cache_is_bounded(json_program):
     runner.judge('{"a": [1, 2.5, "x"]}', static + static, 1.0)
     assert len(runner.engine._copy_sets) == 3
     assert runner.copies_built == 12  # each pass over six evicts all: LRU with three slots
-
-
-_RUNNERS = {}
-
-
-def _runner(program):
-    if id(program) not in _RUNNERS:
-        _RUNNERS[id(program)] = LocalRunner(program)
-    return _RUNNERS[id(program)]
