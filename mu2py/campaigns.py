@@ -21,7 +21,7 @@ from mu2py.corpus import Corpus
 from mu2py.errors import UserError
 from mu2py.fuzzer import FuzzConfig, Fuzzer, FuzzResult
 from mu2py.generators import source_for
-from mu2py.storage import ensure_writable, write_atomic, write_json
+from mu2py.storage import DirectoryLock, write_atomic, write_json
 from mu2py.target import resolve_target
 from mu2py.workers import Lost, executor
 
@@ -164,7 +164,18 @@ def run_parallel(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig
     out = config.out
     if out is None:
         raise ValueError("parallel campaigns need an output directory")
-    ensure_writable(out)
+    lock = DirectoryLock(out)  # each campaign locks its own workers/wK as well (see Fuzzer)
+    try:
+        return _run_parallel(spec, prefixes, config, workers, on_progress, cluster)
+    finally:
+        lock.release()
+
+
+def _run_parallel(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, workers: int,
+                  on_progress: Callable[[list[dict[str, Any]]], None] | None,
+                  cluster: Any) -> tuple[FuzzResult, list[Any]]:
+    out = config.out
+    assert out is not None
     units = []
     for k, trials in enumerate(split_trials(config.trials, workers)):
         own = replace(config, trials=trials, seed=config.seed + k, out=worker_dir(out, k))

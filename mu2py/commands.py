@@ -82,8 +82,11 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
     with console.status("loading target and mutants"):
         fuzzer = Fuzzer(target, config, source=source)
         resumed = fuzzer.resume()
+    for warning in fuzzer.corpus.warnings:
+        console.print(f"warning: {warning}", markup=False, highlight=False)
     if resumed or fuzzer.stats.trials:
-        console.print(f"resuming from {out}: {resumed} inputs, {fuzzer.stats.trials} trials done")
+        console.print(f"resuming from {out}: {resumed} inputs, {fuzzer.stats.trials} trials and "
+                      f"{fuzzer.stats.elapsed:.0f} s done (budgets count the whole campaign)", markup=False)
     if not (console.is_terminal and not args.quiet):
         result = fuzzer.run()
     else:
@@ -174,8 +177,9 @@ def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], 
     p = sub.add_parser("fuzz", help="mutation-guided (or coverage-guided) fuzzing of TARGET:DRIVER")
     p.add_argument("target", metavar="TARGET:DRIVER")
     budget = p.add_argument_group("budget (at least one)")
-    budget.add_argument("--trials", type=int, help="number of inputs to try")
-    budget.add_argument("--time", help="wall-clock budget, e.g. 60s, 5m")
+    budget.add_argument("--trials", type=int, help="number of inputs to try (the campaign's total, across resumes)")
+    budget.add_argument("--time", help="wall-clock budget, e.g. 60s, 5m (the campaign's total: a resumed run "
+                                       "gets what is left)")
     p.add_argument("--seed", type=int, default=0, help="every random choice flows from this seed")
     p.add_argument("--out", help="output directory (resumed when it holds a previous run)")
     p.add_argument("--in", dest="seeds", metavar="SEEDS", help="directory of .bin inputs to start from")

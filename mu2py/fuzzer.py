@@ -28,7 +28,7 @@ from mu2py.generators import source_for
 from mu2py.mutants.catalog import Program
 from mu2py.mutator import havoc
 from mu2py.source import Decoded, InputSource
-from mu2py.storage import ensure_writable, write_atomic, write_json
+from mu2py.storage import DirectoryLock, write_atomic, write_json
 from mu2py.target import Target
 
 GUIDANCE = ("mutation", "coverage")
@@ -120,9 +120,10 @@ class Fuzzer:
         self.stats = Stats()
         self.on_progress = on_progress
         self.failures: dict[tuple[str, str], str] = {}
+        self._next_failure = 0  # invariant: above every failure_N in failures/, so none is written over
         out = config.out
-        if out is not None:
-            ensure_writable(out)
+        # one writer per output directory: taken before anything is read or written there
+        self._lock = DirectoryLock(out) if out is not None else None
         self.corpus = Corpus(self.source, out / "corpus" if out else None)
         self.uses_mutants = config.guidance == "mutation"
         self.program = program
@@ -288,7 +289,8 @@ class Fuzzer:
         key = (result.exc_type or "?", result.location or "?")
         if key in self.failures:
             return
-        name = f"failure_{len(self.failures):06d}"
+        name = f"failure_{self._next_failure:06d}"
+        self._next_failure += 1
         self.failures[key] = name
         self.stats.failures = len(self.failures)
         if self.config.out is not None:
@@ -343,13 +345,19 @@ class Fuzzer:
     # -- resume -----------------------------------------------------------------------
 
     def resume(self) -> int:
-        """Reload a previous run's corpus and kills from `out`; returns how many inputs were restored.
+        """Reload a previous run's corpus, kills, failures and counters from `out`; returns the inputs restored.
 
-        Every saved input is replayed on the original to rebuild coverage; kills come from
-        the corpus index, which is rewritten with every saved input. Trials already spent count against the budget.
+        Every saved input is replayed on the original to rebuild coverage; kills come from the corpus
+        index, which is rewritten with every saved input.  Every counter carries on (trials, valid,
+        failures, elapsed, ...): a `--trials` or `--time` budget is the campaign's total, so a resumed run
+        gets what is left of it.  A corrupt file raises UserError naming it, before anything is written.
         """
         if self.config.out is None:
             return 0
+        out = self.config.out
+        stats = self._read_state(out / "state.json")
+        plot_rows = self._read_plot(out / "plot_data.csv")
+        self._read_failures(out / "failures")
         entries = self.corpus.load()
         for entry in entries:
             decoded = self.source.decode(entry.choices, self.rng)
@@ -367,15 +375,61 @@ class Fuzzer:
                     index = self.analysis.program.index.get(mutant_id)
                     if index is not None:
                         self.analysis.add_kill(index, Kill(entry.name, KillReason(reason)))
-        state_path = self.config.out / "state.json"
-        if state_path.is_file():
-            stats = json.loads(state_path.read_text()).get("stats", {})
-            self.stats.trials = int(stats.get("trials", 0))
+        if stats:
+            for name, value in stats.items():
+                if name in Stats.__dataclass_fields__:
+                    setattr(self.stats, name, type(getattr(self.stats, name))(value))
+            self.stats.failures = len(self.failures)
             self.rng = random.Random(f"{self.config.seed}:{self.stats.trials}")
-        plot_path = self.config.out / "plot_data.csv"
-        if plot_path.is_file():
-            self._plot_rows = list(csv.DictReader(plot_path.open()))
+        self._plot_rows = plot_rows
         return len(self.corpus)
+
+    @staticmethod
+    def _corrupt(path: Path, detail: str, remedy: str) -> UserError:
+        return UserError(f"{path} is corrupt ({detail}); {remedy}, or move the output directory aside to start afresh")
+
+    def _read_state(self, path: Path) -> dict[str, Any]:
+        if not path.is_file():
+            return {}
+        try:
+            stats = json.loads(path.read_text())["stats"]
+            if not isinstance(stats, dict) or not all(isinstance(v, int | float) for v in stats.values()):
+                raise ValueError("its counters are not numbers")
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+            raise self._corrupt(path, str(exc) or type(exc).__name__,
+                                "delete it to resume with counters from zero (the corpus is kept)") from None
+        return stats
+
+    @staticmethod
+    def _read_plot(path: Path) -> list[dict[str, Any]]:
+        if not path.is_file():
+            return []
+        try:
+            reader = csv.DictReader(io.StringIO(path.read_text()))
+            rows = list(reader)
+            if tuple(reader.fieldnames or ()) != PLOT_FIELDS:
+                raise ValueError(f"its header is not {','.join(PLOT_FIELDS)}")
+            for row in rows:
+                for value in row.values():
+                    float(value)  # raises on a garbled (or short: None) cell
+        except (ValueError, TypeError, UnicodeDecodeError, csv.Error) as exc:
+            raise Fuzzer._corrupt(path, str(exc), "delete it to start the plot afresh (nothing else is lost)") from None
+        return rows
+
+    def _read_failures(self, folder: Path) -> None:
+        for meta_path in sorted(folder.glob("failure_*.json")):
+            try:
+                meta = json.loads(meta_path.read_text())
+                key = (str(meta["exception"]), str(meta["location"]))
+                number = int(meta_path.stem.removeprefix("failure_"))
+            except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+                raise self._corrupt(meta_path, str(exc), "delete it (and its .bin and .txt) to resume") from None
+            self.failures.setdefault(key, meta_path.stem)
+            self._next_failure = max(self._next_failure, number + 1)
+        for other in folder.glob("failure_*.*"):  # a .bin or .txt whose .json was never written
+            stem = other.stem.removeprefix("failure_")
+            if stem.isdigit():
+                self._next_failure = max(self._next_failure, int(stem) + 1)
 
     def run(self) -> FuzzResult:
         """Run until the budget is spent (or Ctrl-C); outputs are consistent either way."""
@@ -397,6 +451,8 @@ class Fuzzer:
             self.checkpoint()
             if self.analysis is not None:
                 self.analysis.close()
+            if self._lock is not None:
+                self._lock.release()
         return FuzzResult(
             corpus=list(self.corpus.entries), coverage=len(self.coverage), stats=self.stats,
             report=self.analysis.report() if self.analysis else None,

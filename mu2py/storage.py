@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import tempfile
@@ -42,6 +43,40 @@ def ensure_writable(directory: Path) -> None:
         probe.unlink()
     except OSError as exc:
         raise UserError(f"output directory {directory} is not writable: {exc.strerror or exc}") from exc
+
+
+class DirectoryLock:
+    """An exclusive lock on an output directory: one writer at a time, released when its holder exits or dies.
+
+    It is an advisory `flock` on `DIR/.lock`, which holds the holder's pid for the error a second
+    writer gets.  The kernel drops the lock with the last open descriptor, so a `kill -9` never leaves
+    a stale lock behind; a forked child (the mutant host, a worker) keeps it while it lives, which is
+    what keeps an orphan's directory from getting a second writer.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        self._fd: int | None = None
+        ensure_writable(directory)
+        self.path = directory / ".lock"
+        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(self._fd, 64, 0).decode(errors="replace").strip() or "unknown"
+            self.release()
+            raise UserError(f"{directory} is in use by another mu2py run (pid {holder}); "
+                            "wait for it to end, stop it, or choose another --out") from None
+        os.ftruncate(self._fd, 0)
+        os.pwrite(self._fd, f"{os.getpid()}\n".encode(), 0)
+
+    def release(self) -> None:
+        """Drop the lock (idempotent)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __del__(self) -> None:
+        self.release()
 
 
 def _umask() -> int:
