@@ -30,7 +30,14 @@ from mu2py.engine.oracle import KillReason, kill_reason
 from mu2py.engine.payload import ModuleLayout, Payload
 from mu2py.engine.runs import RunResult, Status, Timeout, run
 from mu2py.engine.swap import CodeSwap, SwapError
-from mu2py.mutants.loader import CopyLoadError, build_copies, compile_module, driver_function, rebind_driver
+from mu2py.mutants.loader import (
+    CopyLoadError,
+    bound_to,
+    build_copies,
+    compile_module,
+    driver_function,
+    rebind_driver,
+)
 from mu2py.target import Target
 
 # a mutated module body may run this many times as long as the original copies took to build (at least
@@ -175,7 +182,7 @@ class Engine:
             signal.signal(signal.SIGALRM, previous)
         # the driver is not re-run: its namespace is rebound to the new copies (strategies stay shared)
         namespace = rebind_driver(self.copies[self._driver_module], self._base, copies)
-        return _CopySet(namespace[self._driver_name], list(copies.values()))
+        return _CopySet(bound_to(namespace[self._driver_name], copies), list(copies.values()))
 
     def run_mutant(self, index: int, value: Any, timeout: float | None) -> RunResult:
         """Mutant `index` on `value` (a build that fails or loops is an exception or timeout result)."""
