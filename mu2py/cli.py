@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -48,6 +49,18 @@ def _prefixes(args: argparse.Namespace) -> tuple[str, ...] | None:
     return tuple(p.strip() for p in args.targets.split(",") if p.strip()) if args.targets else None
 
 
+def _unique_labels(inputs: list[Any]) -> list[Any]:
+    """The inputs with distinct labels: a repeated one gets ` (#k)`, so every kill names one input."""
+    from dataclasses import replace
+
+    seen: dict[str, int] = {}
+    unique = []
+    for item in inputs:
+        seen[item.label] = seen.get(item.label, 0) + 1
+        unique.append(item if seen[item.label] == 1 else replace(item, label=f"{item.label} (#{seen[item.label]})"))
+    return unique
+
+
 def _mutate(args: argparse.Namespace, console: Console) -> int:
     from mu2py.analysis import Analysis
     from mu2py.generators import source_for
@@ -64,6 +77,7 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
         inputs += load_files(args.input, source_for(target.driver.source))
     if args.value:
         inputs += load_literals(args.value)
+    inputs = _unique_labels(inputs)
     program = Program(target)
     analysis = Analysis(program, pruning=args.opt, timeout=args.timeout, memory_mb=args.memory_limit)
     try:
@@ -107,8 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("mutate", help="run inputs through the original and every mutant; report kills")
     p.add_argument("target", metavar="TARGET:DRIVER")
-    p.add_argument("--input", nargs="+", metavar="PATH", help="input files or corpus directories")
-    p.add_argument("--value", nargs="+", metavar="LITERAL", help="inputs as Python literals")
+    p.add_argument("--input", nargs="+", action="extend", metavar="PATH", help="input files or corpus directories")
+    p.add_argument("--value", nargs="+", action="extend", metavar="LITERAL", help="inputs as Python literals")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
     p.add_argument("--workers", type=int, default=1, help="judge shards of mutants on N local processes")
     p.add_argument("--cluster", metavar="ADDRESS", help="judge shards on Dask: tcp://HOST:8786 or local:N")

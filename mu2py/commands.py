@@ -197,7 +197,7 @@ def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], 
 
     p = sub.add_parser("repro", help="replay saved inputs on the original program and print them")
     p.add_argument("target", metavar="TARGET:DRIVER")
-    p.add_argument("--input", nargs="+", required=True, metavar="PATH")
+    p.add_argument("--input", nargs="+", action="extend", required=True, metavar="PATH")
     p.add_argument("--json", action="store_true")
     p.add_argument("--timeout", type=float, default=10.0)
     p.add_argument("--targets", help=argparse.SUPPRESS)

@@ -133,11 +133,13 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResul
     if error is None:
         return RunResult(Status.OK, output=output, seconds=seconds)
     if status is Status.TIMEOUT:
-        return RunResult(Status.TIMEOUT, exc_type="Timeout", seconds=seconds)
-    result = RunResult(status, exc_type=exc_name(error), exc_message=str(error)[:200], location=_location(error),
-                       seconds=seconds)
+        result = RunResult(Status.TIMEOUT, exc_type="Timeout", seconds=seconds)
+    else:
+        result = RunResult(status, exc_type=exc_name(error), exc_message=str(error)[:200],
+                           location=_location(error), seconds=seconds)
     # the traceback holds this frame, whose locals hold the exception: break the cycle now, or whatever
-    # the failed run allocated stays alive until the collector runs (and fails the next runs for memory)
+    # the failed (or stopped) run allocated stays alive until the collector runs (and fails the next runs
+    # for memory)
     error.__traceback__ = None
     del error
     return result

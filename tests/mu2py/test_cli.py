@@ -23,6 +23,13 @@ def test_mutate_values_json(capsys):
     assert all(m["reason"] in ("output", "exception", "timeout") and m["input"] for m in killed)
 
 
+def test_repeated_inputs_get_distinct_labels(capsys):
+    assert main(["mutate", SORT, "--value", "[3, 2, 1]", "--value", "[3, 2, 1]", "--value", "[1]", "--json",
+                 "--timeout", "0.2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["inputs"] == ["--value [3, 2, 1]", "--value [3, 2, 1] (#2)", "--value [1]"]
+
+
 def test_fuzz_then_mutate_and_repro(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["fuzz", SORT, "--trials", "50", "--out", str(out), "--quiet"]) == 0

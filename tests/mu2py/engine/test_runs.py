@@ -1,0 +1,43 @@
+"""One run: what a failed or stopped run allocated is freed when the run returns, not when the collector runs."""
+
+import gc
+import weakref
+
+import pytest
+
+from mu2py.engine.runs import Status, run
+
+
+class _Big:
+    """Stands for a large allocation: what matters is whether it is still alive, not its size."""
+
+
+def _raising(refs):
+    def fn(value):
+        big = _Big()
+        refs.append(weakref.ref(big))
+        raise ValueError("after allocating")
+
+    return fn
+
+
+def _looping(refs):
+    def fn(value):
+        big = _Big()
+        refs.append(weakref.ref(big))
+        while True:
+            big.n = getattr(big, "n", 0) + 1
+
+    return fn
+
+
+@pytest.mark.parametrize(("make", "status"), [(_raising, Status.EXCEPTION), (_looping, Status.TIMEOUT)])
+def test_a_failed_run_frees_its_allocations_without_the_collector(make, status):
+    refs = []
+    gc.disable()  # the cycle through the traceback must be broken by run itself
+    try:
+        result = run(make(refs), 0, 0.05)
+        assert result.status is status
+        assert refs[0]() is None, "the run's allocations outlived it (a cycle through its traceback)"
+    finally:
+        gc.enable()
