@@ -90,6 +90,7 @@ class Analysis:
     pruning: str = "infection"
     differential: bool = True
     timeout: float | None = None
+    original_timeout: float | None = None  # the original's own budget per input (None: none)
     timeout_factor: float = 20.0
     min_timeout: float = 0.25
     filter: Filter | None = None
@@ -142,7 +143,7 @@ class Analysis:
         """Run the probed original: its result, the sites it reached, the mutants it infected."""
         recorder = self._recorder
         recorder.reset()
-        result = run(self._probed, value, None)
+        result = run(self._probed, value, self.original_timeout)
         recorder.finish()
         self.reached.update(recorder.reached)
         return result, recorder.reached, recorder.infected

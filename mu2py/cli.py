@@ -7,14 +7,43 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.table import Table
 
+from mu2py.argtypes import percent, positive_int
 from mu2py.errors import UserError
 
 Command = Callable[[argparse.Namespace, Console], int]
+
+# exit codes (documented in the README and `mu2py --help`)
+EXIT_OK = 0
+EXIT_BELOW_THRESHOLD = 1  # --fail-under: the mutation score is below the bar
+EXIT_USAGE = 2  # bad input: a one-line `mu2py: error: ...` on stderr
+EXIT_FAILURES = 3  # fuzz: the original program failed (raised, hung or exited) on some inputs
+EXIT_INTERRUPTED = 130
+EPILOG = ("exit codes: 0 done; 1 mutation score below --fail-under; 2 bad input (one line on stderr); "
+          "3 fuzz found inputs on which the original program fails; 130 interrupted (outputs so far are saved)")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line naming the option, like every other mu2py error."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        """Print `mu2py: error: ...` and exit with EXIT_USAGE."""
+        self.exit(EXIT_USAGE, f"mu2py: error: {message}\n")
+
+
+def below_threshold(console: Console, summary: dict[str, Any], fail_under: float | None) -> bool:
+    """Whether the score of a `mutate`-shaped summary is below --fail-under (printed as one line if so)."""
+    if fail_under is None:
+        return False
+    score = 100 * summary["killed"] / summary["total"] if summary["total"] else 100.0
+    if score >= fail_under:
+        return False
+    console.print(f"mutation score {score:.1f}% is below --fail-under {fail_under:g}%")
+    return True
 
 
 def _mutants(args: argparse.Namespace, console: Console) -> int:
@@ -102,16 +131,16 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
     report["inputs"] = [i.label for i in inputs]
     if args.json:
         print(json.dumps(report, indent=1))
-        return 0
-    from mu2py.report import print_mutation_report
+    else:
+        from mu2py.report import print_mutation_report
 
-    print_mutation_report(console, report)
-    return 0
+        print_mutation_report(console, report, max_rows=40, more="use --json for all")
+    return EXIT_BELOW_THRESHOLD if below_threshold(console, report["summary"], args.fail_under) else EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = argparse.ArgumentParser(prog="mu2py", description="Mutation-analysis-guided fuzzing for Python.")
+    parser = _Parser(prog="mu2py", description="Mutation-analysis-guided fuzzing for Python.", epilog=EPILOG)
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("mutants", help="list the mutants of a module, package, path, or TARGET:DRIVER")
@@ -124,8 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input", nargs="+", action="extend", metavar="PATH", help="input files or corpus directories")
     p.add_argument("--value", nargs="+", action="extend", metavar="LITERAL", help="inputs as Python literals")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    p.add_argument("--workers", type=int, default=1, help="judge shards of mutants on N local processes")
+    p.add_argument("--workers", type=positive_int, default=1, help="judge shards of mutants on N local processes")
     p.add_argument("--cluster", metavar="ADDRESS", help="judge shards on Dask: tcp://HOST:8786 or local:N")
+    p.add_argument("--fail-under", type=percent, metavar="PCT",
+                   help="exit with code 1 when the mutation score is below PCT (for CI)")
     _evaluation_args(p)
     p.set_defaults(run=_mutate)
 
@@ -145,15 +176,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     args = build_parser().parse_args(argv)
-    console = Console(stderr=False, highlight=False)
+    console = make_console()
     try:
         return int(args.run(args, console))
     except UserError as exc:
         print(f"mu2py: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("mu2py: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+
+
+def make_console() -> Console:
+    """The console every command prints to.
+
+    Markup is off: mutant text, inputs and paths are printed as they are (`arr[i]` stays
+    `arr[i]`); the few styled lines ask for markup and escape what they interpolate.  Piped
+    output is never wrapped, so ids and paths stay whole on one line.
+    """
+    console = Console(highlight=False, markup=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, markup=False, width=100_000, soft_wrap=True)
+    return console
 
 
 if __name__ == "__main__":

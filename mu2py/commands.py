@@ -12,9 +12,13 @@ from typing import Any
 
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 
+from mu2py.argtypes import mutant_filter, positive_int
 from mu2py.errors import UserError
+from mu2py.report import print_mutation_report
+from mu2py.storage import write_json
 
 
 def parse_duration(text: str) -> float:
@@ -40,27 +44,54 @@ def _share(text: str) -> float:
 
 def _status_table(fuzzer: Any) -> Table:
     s = fuzzer.stats
-    elapsed = max(time.perf_counter() - fuzzer._start, 1e-9)
+    elapsed = max(s.elapsed, 1e-9)  # as of the last checkpoint: after the run, judging time is not the loop's
     table = Table.grid(padding=(0, 2))
     table.add_row("trials", f"{s.trials}", "execs/s", f"{s.trials / elapsed:.0f}")
-    table.add_row("corpus", f"{len(fuzzer.corpus)}", "coverage", f"{len(fuzzer.coverage)}")
+    table.add_row("corpus", f"{len(fuzzer.corpus)} inputs", "coverage", f"{len(fuzzer.coverage)} lines+branches")
     if fuzzer.analysis is not None:
-        table.add_row("killed", f"{len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)}",
+        table.add_row("killed", f"{len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} mutants",
                       "mutant runs", f"{s.mutant_runs}")
         table.add_row("pruned (exec)", f"{s.pruned_execution}", "pruned (infection)", f"{s.pruned_infection}")
     table.add_row("failures", f"{s.failures}", "invalid", f"{s.invalid}")
     return table
 
 
+def _progress_line(fuzzer: Any) -> str:
+    """The status as one plain line, for logs (stdout not a terminal)."""
+    s = fuzzer.stats
+    elapsed = max(time.perf_counter() - fuzzer._start, 1e-9)
+    killed = (f"; killed {len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} mutants"
+              if fuzzer.analysis is not None else "")
+    return (f"[{elapsed:6.0f} s] trials {s.trials} ({s.trials / elapsed:.0f}/s); corpus {len(fuzzer.corpus)} inputs; "
+            f"coverage {len(fuzzer.coverage)} lines+branches{killed}; failures {s.failures}")
+
+
+PROGRESS_EVERY = 5.0  # seconds between plain progress lines
+
+
+def _plain_progress(console: Console) -> Callable[[Any], None]:
+    last = [time.perf_counter()]
+
+    def show(fuzzer: Any) -> None:
+        now = time.perf_counter()
+        if now - last[0] >= PROGRESS_EVERY:
+            last[0] = now
+            console.print(_progress_line(fuzzer))
+
+    return show
+
+
 def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
     from mu2py.fuzzer import FuzzConfig, Fuzzer
     from mu2py.generators import source_for
     from mu2py.inputs import CHOICES_SUFFIX
-    from mu2py.report import print_mutation_report
     from mu2py.target import resolve_target
 
     if args.trials is None and args.time is None:
         raise UserError("give a budget: --trials N or --time DURATION")
+    seconds = parse_duration(args.time) if args.time else None
+    if seconds is not None and seconds <= 0:
+        raise UserError(f"--time {args.time} is not a positive duration")
     target = resolve_target(args.target, prefixes(args))
     assert target.driver is not None
     source = source_for(target.driver.source)
@@ -72,7 +103,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
             raise UserError(f"seed directory {args.seeds} holds no {CHOICES_SUFFIX} inputs")
     out = Path(args.out) if args.out else None
     config = FuzzConfig(
-        trials=args.trials, seconds=parse_duration(args.time) if args.time else None, seed=args.seed,
+        trials=args.trials, seconds=seconds, seed=args.seed,
         guidance=args.guidance, split=args.split, pruning=args.opt, filter=args.filter, timeout=args.timeout,
         out=out, initial=initial, memory_mb=args.memory_limit,
         mutant_share=None if args.mutant_share >= 1 else args.mutant_share,
@@ -83,24 +114,54 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         fuzzer = Fuzzer(target, config, source=source)
         resumed = fuzzer.resume()
     for warning in fuzzer.corpus.warnings:
-        console.print(f"warning: {warning}", markup=False, highlight=False)
+        console.print(f"warning: {warning}")
     if resumed or fuzzer.stats.trials:
         console.print(f"resuming from {out}: {resumed} inputs, {fuzzer.stats.trials} trials and "
-                      f"{fuzzer.stats.elapsed:.0f} s done (budgets count the whole campaign)", markup=False)
-    if not (console.is_terminal and not args.quiet):
-        result = fuzzer.run()
-    else:
-        with Live(_status_table(fuzzer), console=console, refresh_per_second=4, transient=True) as live:
-            fuzzer.on_progress = lambda f: live.update(_status_table(f))
+                      f"{fuzzer.stats.elapsed:.0f} s done (budgets count the whole campaign)")
+    try:
+        if args.quiet:
             result = fuzzer.run()
+        elif not console.is_terminal:
+            fuzzer.on_progress = _plain_progress(console)
+            result = fuzzer.run()
+        else:
+            with Live(_status_table(fuzzer), console=console, refresh_per_second=4, transient=True) as live:
+                fuzzer.on_progress = lambda f: live.update(_status_table(f))
+                result = fuzzer.run()
+    except KeyboardInterrupt:
+        # run() has checkpointed every output on its way out: say what there is and where
+        console.print(_progress_line(fuzzer))
+        where = f"; outputs saved in {out} (run the same command to resume)" if out else ""
+        console.print(f"interrupted{where}")
+        return 130
     if fuzzer.stats.valid == 0:
         raise UserError("the driver's strategy produced no valid input in the whole budget")
-    console.print(_status_table(fuzzer))
-    if result.report is not None:
-        print_mutation_report(console, result.report, max_rows=10)
+    report = result.report
+    if report is None and args.judge:
+        with console.status("judging the corpus against the mutants"):
+            report = fuzzer.judge_corpus()
+        console.print(f"coverage guidance runs no mutants: the {len(result.corpus)} saved inputs were judged "
+                      "against them at the end" + (f" ({out / 'mutants.json'})" if out else ""))
+    if not args.quiet:
+        console.print(_status_table(fuzzer))
+    if report is not None:
+        more = f"all of them in {out / 'mutants.json'}" if out else "give --out to keep the full report"
+        print_mutation_report(console, report, max_rows=10, more=more, survivors=not args.quiet)
     if out is not None:
-        console.print(f"corpus: {out / 'corpus'} ({len(result.corpus)} inputs); failures: {fuzzer.stats.failures}")
-    return 0
+        console.print(f"corpus: {out / 'corpus'} ({len(result.corpus)} inputs, each kept because it added coverage "
+                      "or killed a mutant)")
+    return _failures_found(console, fuzzer.stats.failures, out)
+
+
+def _failures_found(console: Console, failures: int, out: Path | None) -> int:
+    """Say where the failures are; the exit code (3 when the original failed on some input)."""
+    if not failures:
+        return 0
+    where = (f"the inputs are in {out / 'failures'}" if out is not None
+             else "give --out to keep the inputs")
+    console.print(f"{failures} failure{'s' if failures > 1 else ''} found (the original program raised, exited or "
+                  f"hung): {where}")
+    return 3
 
 
 def _workers_table(rows: list[dict[str, Any]]) -> Table:
@@ -114,7 +175,6 @@ def _workers_table(rows: list[dict[str, Any]]) -> Table:
 
 def _fuzz_parallel(args: argparse.Namespace, console: Console, config: Any, prefixes: Any) -> int:
     from mu2py.campaigns import run_parallel
-    from mu2py.report import print_mutation_report
 
     if config.out is None:
         raise UserError("--workers needs --out: each campaign writes its own directory under it")
@@ -136,12 +196,24 @@ def _fuzz_parallel(args: argparse.Namespace, console: Console, config: Any, pref
         if cluster is not None:
             cluster.close()
     for k, summary in enumerate(summaries):
-        console.print(f"campaign w{k} (seed {config.seed + k}): {summary}", highlight=False)
-    if result.report is not None:
-        print_mutation_report(console, result.report, max_rows=10)
+        console.print(f"campaign w{k} (seed {config.seed + k}): {summary}")
+    report = result.report
+    if report is None and args.judge:
+        from mu2py.fuzzer import judge_inputs
+        from mu2py.target import resolve_target
+
+        with console.status("judging the merged corpus against the mutants"):
+            report = judge_inputs(resolve_target(args.target, prefixes), config,
+                                  [(e.name, e.value) for e in result.corpus])
+        write_json(config.out / "mutants.json", report)
+        console.print(f"coverage guidance runs no mutants: the {len(result.corpus)} merged inputs were judged "
+                      f"against them at the end ({config.out / 'mutants.json'})")
+    if report is not None:
+        print_mutation_report(console, report, max_rows=10, more=f"all of them in {config.out / 'mutants.json'}",
+                              survivors=not args.quiet)
     console.print(f"merged corpus: {config.out / 'corpus'} ({len(result.corpus)} inputs); "
-                  f"failures: {result.stats.failures}; campaigns in {config.out / 'workers'}")
-    return 0
+                  f"campaigns in {config.out / 'workers'}")
+    return _failures_found(console, result.stats.failures, config.out)
 
 
 def _repro(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
@@ -166,7 +238,7 @@ def _repro(args: argparse.Namespace, console: Console, prefixes: Callable[[argpa
         print(json.dumps(rows, indent=1))
     else:
         for row in rows:
-            console.print(f"[bold]{row['file']}[/bold]: {row['value_repr']}", markup=True, highlight=False)
+            console.print(f"[bold]{escape(row['file'])}[/bold]: {escape(row['value_repr'])}", markup=True)
             console.print(f"  -> {row['outcome']}: {row['output_repr']}", markup=False)
     return 0
 
@@ -174,10 +246,13 @@ def _repro(args: argparse.Namespace, console: Console, prefixes: Callable[[argpa
 def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], None],
                  prefixes: Callable[[argparse.Namespace], Any]) -> None:
     """Register `fuzz` and `repro` on the top-level subparsers."""
-    p = sub.add_parser("fuzz", help="mutation-guided (or coverage-guided) fuzzing of TARGET:DRIVER")
+    p = sub.add_parser("fuzz", help="mutation-guided (or coverage-guided) fuzzing of TARGET:DRIVER",
+                       epilog="exit codes: 0 done; 2 bad input; 3 the original program failed on some inputs "
+                              "(kept in OUT/failures); 130 interrupted (outputs so far saved, rerun to resume)")
     p.add_argument("target", metavar="TARGET:DRIVER")
     budget = p.add_argument_group("budget (at least one)")
-    budget.add_argument("--trials", type=int, help="number of inputs to try (the campaign's total, across resumes)")
+    budget.add_argument("--trials", type=positive_int,
+                        help="number of inputs to try (the campaign's total, across resumes)")
     budget.add_argument("--time", help="wall-clock budget, e.g. 60s, 5m (the campaign's total: a resumed run "
                                        "gets what is left)")
     p.add_argument("--seed", type=int, default=0, help="every random choice flows from this seed")
@@ -188,10 +263,14 @@ def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], 
     p.add_argument("--mutant-share", type=_share, default=0.5, metavar="F",
                    help="with --time: mutants run on inputs that add coverage, and on others while mutant runs "
                         "have taken at most this fraction of the time so far (default 0.5; 1: every input)")
-    p.add_argument("--filter", help="aggressive mutant filter: least-executed:K, random:K or random:P%%")
-    p.add_argument("--workers", type=int, default=1, help="independent campaigns on N processes (seeds S..S+N-1)")
+    p.add_argument("--filter", type=mutant_filter,
+                   help="aggressive mutant filter: least-executed:K, random:K or random:P%%")
+    p.add_argument("--workers", type=positive_int, default=1,
+                   help="independent campaigns on N processes (seeds S..S+N-1)")
     p.add_argument("--cluster", metavar="ADDRESS", help="run the campaigns on Dask: tcp://HOST:8786 or local:N")
-    p.add_argument("--quiet", action="store_true", help="no live status screen")
+    p.add_argument("--quiet", action="store_true", help="no status screen or progress lines; summary lines only")
+    p.add_argument("--no-judge", dest="judge", action="store_false",
+                   help="with --guidance coverage: do not judge the corpus against the mutants at the end")
     evaluation_args(p)
     p.set_defaults(run=lambda a, c: _fuzz(a, c, prefixes))
 

@@ -22,7 +22,7 @@ from mu2py.analysis import Analysis, Filter, Kill
 from mu2py.corpus import Corpus, Entry
 from mu2py.coverage import CoverageMap
 from mu2py.engine.oracle import KillReason
-from mu2py.engine.runs import RunResult, Status, run
+from mu2py.engine.runs import RunResult, Status, guard_exit, run
 from mu2py.errors import UserError
 from mu2py.generators import source_for
 from mu2py.mutants.catalog import Program
@@ -35,6 +35,9 @@ GUIDANCE = ("mutation", "coverage")
 # a campaign whose first SANITY_TRIALS trials draw no input, or whose every valid input fails the
 # same way, has a broken driver: stop early with a clear error instead of burning the budget
 SANITY_TRIALS = 100
+# the original's budget per input when --timeout is not given: an input it cannot finish in this time is a
+# failure found (a hang), never a stalled campaign
+ORIGINAL_TIMEOUT = 10.0
 PLOT_FIELDS = (
     "elapsed", "trials", "execs_per_sec", "corpus", "coverage", "mutants", "killed",
     "run_this_input", "pruned_execution", "pruned_infection", "filtered", "invalid", "failures",
@@ -130,13 +133,16 @@ class Fuzzer:
         if self.uses_mutants and self.program is None:
             self.program = Program(target)
         self.analysis: Analysis | None = None
+        self.original_timeout = config.timeout or ORIGINAL_TIMEOUT
         if self.program is not None and self.uses_mutants:
             # one probed original serves both feedbacks: its code carries the coverage probes
+            probed, recorder = self.program.probed(transform=self.coverage.compile)
             self.analysis = Analysis(
                 self.program, pruning=config.pruning, differential=config.differential,
                 timeout=config.timeout, filter=Filter.parse(config.filter),
-                rng=random.Random(config.seed + 1), probed=self.program.probed(transform=self.coverage.compile),
+                rng=random.Random(config.seed + 1), probed=(guard_exit(probed), recorder),
                 static_per_input=config.static_per_input, memory_mb=config.memory_mb,
+                original_timeout=self.original_timeout,
             )
             self._run_original = self.analysis.run_original
         else:
@@ -150,13 +156,14 @@ class Fuzzer:
     # -- running the original ---------------------------------------------------------
 
     def _covered_runner(self) -> Callable[[Any], tuple[RunResult, set[int], set[int]]]:
-        fn = self.coverage.driver(self.target)
+        fn = guard_exit(self.coverage.driver(self.target))
         containers = self.coverage.containers
+        timeout = self.original_timeout
 
         def runner(value: Any) -> tuple[RunResult, set[int], set[int]]:
             if containers is not None:
                 containers.reset()
-            return run(fn, value, None), set(), set()
+            return run(fn, value, timeout), set(), set()
 
         return runner
 
@@ -203,7 +210,7 @@ class Fuzzer:
                 raise UserError(f"the driver's strategy drew no input in {s.invalid} tries: "
                                 "it rejects everything (filter or assume too strict?)")
             return
-        if original.status is not Status.EXCEPTION:
+        if original.status is Status.OK:
             self._succeeded = True
         elif not self._succeeded and s.valid >= SANITY_TRIALS and len(self.failures) == 1:
             where = f"; the failing inputs are in {self.config.out / 'failures'}" if self.config.out else ""
@@ -232,7 +239,7 @@ class Fuzzer:
         new_cov = self.coverage.collect()
         t2 = time.perf_counter()
         stats.seconds_original += t2 - t1
-        if original.status is Status.EXCEPTION:
+        if original.status is not Status.OK:  # raised, exited or hung: a failure found
             self._record_failure(decoded, original)
         if not self._succeeded:  # once the driver has worked, the per-trial path skips this check
             self._sanity_check(original)
@@ -297,8 +304,9 @@ class Fuzzer:
             folder = self.config.out / "failures"
             write_atomic(folder / f"{name}.bin", self.source.to_bytes(decoded.choices))
             write_atomic(folder / f"{name}.txt", self.source.render(decoded.value) + "\n")
-            write_json(folder / f"{name}.json", {"exception": key[0], "location": key[1],
-                                                 "message": result.exc_message})
+            message = (result.exc_message if result.status is Status.EXCEPTION
+                       else f"did not finish within {self.original_timeout:g} s (a hang)")
+            write_json(folder / f"{name}.json", {"exception": key[0], "location": key[1], "message": message})
 
     # -- outputs ----------------------------------------------------------------------
 
@@ -341,6 +349,15 @@ class Fuzzer:
         self._write_plot()
         self._write_mutants()
         self._write_state()
+
+    def judge_corpus(self) -> dict[str, Any]:
+        """The mutation report of the saved corpus, judged now (under coverage guidance no mutant ran during
+        the campaign); written to `out/mutants.json` as a mutation-guided run would have it."""
+        report = judge_inputs(self.target, self.config, [(e.name, e.value) for e in self.corpus.entries],
+                              self.program)
+        if self.config.out is not None:
+            write_json(self.config.out / "mutants.json", report)
+        return report
 
     # -- resume -----------------------------------------------------------------------
 
@@ -457,3 +474,19 @@ class Fuzzer:
             corpus=list(self.corpus.entries), coverage=len(self.coverage), stats=self.stats,
             report=self.analysis.report() if self.analysis else None,
         )
+
+
+def judge_inputs(target: Target, config: FuzzConfig, inputs: list[tuple[str, Any]],
+                 program: Program | None = None) -> dict[str, Any]:
+    """Run labelled inputs through every mutant they reach, as `mutate` does; the report (see Analysis.report)."""
+    program = program or Program(target)
+    probed, recorder = program.probed()
+    analysis = Analysis(program, pruning=config.pruning, differential=config.differential,
+                        timeout=config.timeout, memory_mb=config.memory_mb, probed=(guard_exit(probed), recorder),
+                        original_timeout=config.timeout or ORIGINAL_TIMEOUT)
+    try:
+        for label, value in inputs:
+            analysis.analyse(value, label)
+    finally:
+        analysis.close()
+    return analysis.report()

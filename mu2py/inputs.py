@@ -36,8 +36,10 @@ def _files(paths: Iterable[str]) -> list[Path]:
             files.extend(chosen)
         elif path.is_file():
             files.append(path)
+        elif path.exists():  # a FIFO, socket or device: reading it could block forever
+            raise UserError(f"--input {raw} is not a regular file or a directory")
         else:
-            raise UserError(f"input {raw} does not exist")
+            raise UserError(f"--input {raw} does not exist")
     return files
 
 

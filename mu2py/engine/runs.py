@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import _signal
 import copy
+import os
 import signal
 import sys
 import threading
@@ -24,6 +25,33 @@ class Status(IntEnum):
 
 class Timeout(BaseException):
     """Raised into running code when its time is up (a BaseException, so `except Exception` misses it)."""
+
+
+class ProcessExit(BaseException):
+    """Raised in place of `os._exit(code)` while a `guard_exit` function runs (a BaseException, as SystemExit)."""
+
+
+def _refuse_exit(code: int) -> None:
+    raise ProcessExit(f"os._exit({code}) called")
+
+
+def guard_exit(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`fn` with `os._exit` raising ProcessExit for the duration of each call.
+
+    For the original program run in mu2py's own process: a target that calls `os._exit` would
+    end mu2py on the spot, losing the run's summary; this way the call is an outcome (a failure
+    found).  Mutants need no guard: they run in the supervised host, where an exit is a crash verdict.
+    """
+
+    def call(arg: Any) -> Any:
+        real = os._exit
+        os._exit = _refuse_exit  # type: ignore[assignment]
+        try:
+            return fn(arg)
+        finally:
+            os._exit = real
+
+    return call
 
 
 @dataclass(frozen=True)
