@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -120,11 +121,18 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
                 shards = 4 * max(pool.workers, 1)  # a few shards per worker: a slow shard does not idle the rest
                 labelled = [(i.label, i.value) for i in inputs]
                 mutate_sharded(analysis, args.target, _prefixes(args), labelled, pool, shards)
-        else:
+        elif console.is_terminal:
             with console.status("running mutants", spinner="dots") as status:
                 for n, item in enumerate(inputs, 1):
                     status.update(f"input {n}/{len(inputs)}: {item.label}")
                     analysis.analyse(item.value, item.label)
+        else:  # a log: a plain line per input that took a while, so a long run is never silent
+            last = time.perf_counter()
+            for n, item in enumerate(inputs, 1):
+                analysis.analyse(item.value, item.label)
+                if time.perf_counter() - last >= 5.0 and not args.json:
+                    last = time.perf_counter()
+                    console.print(f"input {n}/{len(inputs)} judged: {len(analysis.kills)} mutants killed so far")
     finally:
         analysis.close()  # the mutant host
     report = analysis.report()
