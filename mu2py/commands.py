@@ -47,7 +47,7 @@ def _status_table(fuzzer: Any) -> Table:
     elapsed = max(s.elapsed, 1e-9)  # as of the last checkpoint: after the run, judging time is not the loop's
     table = Table.grid(padding=(0, 2))
     table.add_row("trials", f"{s.trials}", "execs/s", f"{s.trials / elapsed:.0f}")
-    table.add_row("corpus", f"{len(fuzzer.corpus)} inputs", "coverage", f"{len(fuzzer.coverage)} lines+branches")
+    table.add_row("corpus", _inputs(len(fuzzer.corpus)), "coverage", f"{len(fuzzer.coverage)} lines+branches")
     if fuzzer.analysis is not None:
         table.add_row("killed", f"{len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} mutants",
                       "mutant runs", f"{s.mutant_runs}")
@@ -56,13 +56,17 @@ def _status_table(fuzzer: Any) -> Table:
     return table
 
 
+def _inputs(n: int) -> str:
+    return f"{n} input" if n == 1 else f"{n} inputs"
+
+
 def _progress_line(fuzzer: Any) -> str:
     """The status as one plain line, for logs (stdout not a terminal)."""
     s = fuzzer.stats
     elapsed = max(time.perf_counter() - fuzzer._start, 1e-9)
     killed = (f"; killed {len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} mutants"
               if fuzzer.analysis is not None else "")
-    return (f"[{elapsed:6.0f} s] trials {s.trials} ({s.trials / elapsed:.0f}/s); corpus {len(fuzzer.corpus)} inputs; "
+    return (f"[{elapsed:6.0f} s] trials {s.trials} ({s.trials / elapsed:.0f}/s); corpus {_inputs(len(fuzzer.corpus))}; "
             f"coverage {len(fuzzer.coverage)} lines+branches{killed}; failures {s.failures}")
 
 
@@ -110,9 +114,13 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
     )
     if args.workers > 1 or args.cluster:
         return _fuzz_parallel(args, console, config, prefixes(args))
+    started = time.perf_counter()
     with console.status("loading target and mutants"):
         fuzzer = Fuzzer(target, config, source=source)
         resumed = fuzzer.resume()
+    if not args.quiet and fuzzer.program is not None:
+        console.print(f"loaded {len(fuzzer.program.mutants)} mutants of {', '.join(target.prefixes)} "
+                      f"in {time.perf_counter() - started:.1f} s")
     for warning in fuzzer.corpus.warnings:
         console.print(f"warning: {warning}")
     if resumed or fuzzer.stats.trials:
@@ -148,8 +156,8 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         more = f"all of them in {out / 'mutants.json'}" if out else "give --out to keep the full report"
         print_mutation_report(console, report, max_rows=10, more=more, survivors=not args.quiet)
     if out is not None:
-        console.print(f"corpus: {out / 'corpus'} ({len(result.corpus)} inputs, each kept because it added coverage "
-                      "or killed a mutant)")
+        console.print(f"corpus: {out / 'corpus'} ({_inputs(len(result.corpus))}, each kept because it added "
+                      "coverage or killed a mutant)")
     return _failures_found(console, fuzzer.stats.failures, out)
 
 
