@@ -225,7 +225,7 @@ def _fuzz_parallel(args: argparse.Namespace, console: Console, config: Any, pref
 
 
 def _repro(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
-    from mu2py.engine.runs import run
+    from mu2py.engine.runs import guard_exit, run
     from mu2py.generators import source_for
     from mu2py.inputs import load_files
     from mu2py.target import resolve_target
@@ -235,7 +235,7 @@ def _repro(args: argparse.Namespace, console: Console, prefixes: Callable[[argpa
     source = source_for(target.driver.source)
     rows = []
     for item in load_files(args.input, source):
-        result = run(target.driver.fn, item.value, args.timeout)
+        result = run(guard_exit(target.driver.fn), item.value, args.timeout)
         rows.append({
             "file": item.label, "value_repr": repr(item.value), "outcome": result.status.name.lower(),
             "output_repr": (

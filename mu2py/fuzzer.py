@@ -136,11 +136,10 @@ class Fuzzer:
         self.original_timeout = config.timeout or ORIGINAL_TIMEOUT
         if self.program is not None and self.uses_mutants:
             # one probed original serves both feedbacks: its code carries the coverage probes
-            probed, recorder = self.program.probed(transform=self.coverage.compile)
             self.analysis = Analysis(
                 self.program, pruning=config.pruning, differential=config.differential,
                 timeout=config.timeout, filter=Filter.parse(config.filter),
-                rng=random.Random(config.seed + 1), probed=(guard_exit(probed), recorder),
+                rng=random.Random(config.seed + 1), probed=self.program.probed(transform=self.coverage.compile),
                 static_per_input=config.static_per_input, memory_mb=config.memory_mb,
                 original_timeout=self.original_timeout,
             )
@@ -479,10 +478,8 @@ class Fuzzer:
 def judge_inputs(target: Target, config: FuzzConfig, inputs: list[tuple[str, Any]],
                  program: Program | None = None) -> dict[str, Any]:
     """Run labelled inputs through every mutant they reach, as `mutate` does; the report (see Analysis.report)."""
-    program = program or Program(target)
-    probed, recorder = program.probed()
-    analysis = Analysis(program, pruning=config.pruning, differential=config.differential,
-                        timeout=config.timeout, memory_mb=config.memory_mb, probed=(guard_exit(probed), recorder),
+    analysis = Analysis(program or Program(target), pruning=config.pruning, differential=config.differential,
+                        timeout=config.timeout, memory_mb=config.memory_mb,
                         original_timeout=config.timeout or ORIGINAL_TIMEOUT)
     try:
         for label, value in inputs:

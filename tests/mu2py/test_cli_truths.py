@@ -131,3 +131,9 @@ def test_interrupt_prints_the_summary_and_where_it_is_saved(tmp_path):
     assert proc.returncode == 130, stderr
     assert f"outputs saved in {out}" in stdout and " trials " in stdout
     assert json.loads((out / "state.json").read_text())["stats"]["trials"] > 0
+
+
+def test_mutate_survives_an_original_that_calls_os_exit(hostile, capsys):
+    # before: the original (run in mu2py's own process) ended mu2py with exit code 7 and no report
+    assert main(["mutate", f"{hostile}:exits", "--value", "5", "--value", "1", "--json", "--timeout", "0.3"]) == 0
+    assert json.loads(capsys.readouterr().out)["inputs"] == ["--value 5", "--value 1"]
