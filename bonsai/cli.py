@@ -2,8 +2,10 @@
 
 Every user error (missing grammar, grammar syntax error with lark's message and location, bad
 terminal regex, unknown start rule, a rule that cannot terminate, malformed bounds or bounds under
-1, a target that cannot be loaded) ends with one line on stderr, ``bonsai: error: ...``, and exit
-status 2; never a traceback.
+1, a target that cannot be loaded or raises on import, modules slipcover cannot measure) ends with
+one line on stderr, ``bonsai: error: ...``, and exit status 2; never a traceback.  `run` exits 3
+when the target raised on some inputs (EXIT_FAILURES), and both exit 130 on Ctrl-C.  Output is plain
+text (no markup to escape, no wrapping): a piped log gets the same lines as a terminal.
 """
 
 from __future__ import annotations
@@ -337,6 +339,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `bonsai sample ... | head`
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:  # `run` says where its work is kept; `sample --out` leaves only whole files
+        print("bonsai: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

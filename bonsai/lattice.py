@@ -34,7 +34,6 @@ from bonsai.grammar import load_grammar
 from mu2py.driver import DRIVER_ATTR, Driver, import_module, split_spec
 from mu2py.engine.runs import run
 from mu2py.errors import UserError
-from mu2py.fuzzer import FuzzConfig, Fuzzer
 from mu2py.storage import write_atomic, write_json
 from mu2py.target import Target, TargetModule, read_module, resolve_modules
 
@@ -211,6 +210,8 @@ def run_node(grammar_path: str, target_spec: str, node: Node, seeds: list[tuple[
     finished = read_done(out, node)
     if finished is not None:
         return finished
+    from mu2py.fuzzer import FuzzConfig, Fuzzer  # imported here: a resume that runs no node never pays for it
+
     generator = BoundedGenerator(_grammar(grammar_path, start), Bounds(*node), start=start)
     target = function_target(target_spec, generator, modules=modules)
     folder = _node_dir(out, node)
