@@ -298,8 +298,8 @@ def run_run(args: argparse.Namespace) -> int:
     failures = summary["failures"]
     if not failures:
         return 0
-    print(f"failures: the target raised on inputs ({len(failures)} distinct exception and location pairs; "
-          f"all inputs in {out}/nodes/*/failures/):")
+    kinds = f"{len(failures)} distinct exception{'s' if len(failures) > 1 else ''} by type and location"
+    print(f"failures: the target raised on inputs, {kinds} (every failing input is in {out}/nodes/*/failures/):")
     for f in failures:
         message = " ".join(str(f.get("message", "")).split())[:200]
         print(f"  {f['exception']} at {f['location']}: {message} -> {f['input']}")

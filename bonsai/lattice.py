@@ -103,11 +103,26 @@ def _default_prefixes(drv: Driver) -> tuple[str, ...]:
         return drv.targets
     package = drv.module.rpartition(".")[0]
     if not package:
+        imported = _imported_python_modules(drv.module)
+        hint = f"--targets {','.join(imported)}" if imported else "--targets json"
         raise UserError(
             f"target module {drv.module!r} is not in a package, so bonsai cannot guess whose coverage counts: "
-            "name the modules the function exercises with --targets MOD[,MOD...] (e.g. --targets json)"
+            f"name the modules the function exercises with --targets MOD[,MOD...] (e.g. {hint})"
         )
     return (package,)
+
+
+def _imported_python_modules(module_name: str) -> list[str]:
+    """Top-level modules with Python source that `module_name` imported (names or their functions/classes)."""
+    found: set[str] = set()
+    for value in vars(sys.modules[module_name]).values():
+        name = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None)
+        top = name.partition(".")[0] if isinstance(name, str) else ""
+        module = sys.modules.get(top)
+        origin = getattr(getattr(module, "__spec__", None), "origin", None) or ""
+        if top and top != module_name and origin.endswith(".py") and top not in ("builtins", "typing"):
+            found.add(top)
+    return sorted(found)[:5]
 
 
 def _why_nothing_measurable(prefixes: tuple[str, ...], own: str, exc: UserError) -> str:
@@ -376,7 +391,8 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
                 corpora[node] = corpus  # already sorted by size ascending: passed upward in that order
                 stats[node] = node_stats
                 if progress:
-                    failed = f", {node_stats.failures} failures" if node_stats.failures else ""
+                    n = node_stats.failures
+                    failed = f", {n} failure{'s' if n > 1 else ''}" if n else ""
                     progress(f"node {len(stats)}/{len(graph)} F({node[0]},{node[1]},{node[2]}): "
                              f"{node_stats.inputs} inputs, mean size {node_stats.mean_size} chars, "
                              f"coverage {node_stats.coverage} lines+branches{failed}")

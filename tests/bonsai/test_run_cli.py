@@ -108,7 +108,8 @@ def _one_line_exit_2(capsys, argv):
     ("target", "targets", "message"),
     [
         ("bonsai_top_level_t:parse", None, "is not in a package, so bonsai cannot guess whose coverage counts: name "
-                                           "the modules the function exercises with --targets MOD[,MOD...]"),
+                                           "the modules the function exercises with --targets MOD[,MOD...] "
+                                           "(e.g. --targets configparser)"),
         ("bonsai_top_level_t:parse", "_csv", "module '_csv' is compiled"),
         ("bonsai_top_level_t:parse", "sys", "module 'sys' is built into the interpreter"),
         ("bonsai_top_level_t:parse", "bonsai_top_level_t", "the module the target function is taken from"),
@@ -120,7 +121,7 @@ def _one_line_exit_2(capsys, argv):
     ],
 )
 def test_targets_that_cannot_be_measured_are_one_line_errors(tmp_path, monkeypatch, capsys, target, targets, message):
-    _module(tmp_path, "bonsai_top_level_t", "def parse(text):\n    return len(text)\n")
+    _module(tmp_path, "bonsai_top_level_t", "import configparser\n\n\ndef parse(text):\n    return len(text)\n")
     _module(tmp_path, "bonsai_raises_t", "raise RuntimeError('no [config] here')\n")
     _module(tmp_path, "bonsai_syntax_t", "def parse(text)\n    return 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
