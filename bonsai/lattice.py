@@ -21,7 +21,7 @@ import os
 import random
 import sys
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -258,6 +258,12 @@ def remote_node(job: tuple[Any, ...]) -> tuple[NodeStats, list[tuple[int, ...]],
         return stats, corpus, files
 
 
+def _indexed_node(item: tuple[int, tuple[Any, ...]]) -> tuple[int, NodeResult]:
+    """`run_node` on a pool worker, tagged with the job's index (results come back in completion order)."""
+    k, job = item
+    return k, run_node(*job)
+
+
 class _Runner:
     """Runs one generation's unfinished nodes: on a Dask cluster, on a process pool (made once, on first
     need, and kept for every later generation), or here."""
@@ -267,26 +273,26 @@ class _Runner:
         self.cluster = cluster
         self.pool: Any = None
 
-    def run(self, jobs: list[tuple[Any, ...]]) -> list[NodeResult]:
-        """Each job's result, in job order."""
+    def run(self, jobs: list[tuple[Any, ...]]) -> Iterator[tuple[int, NodeResult]]:
+        """(job index, result) of each job, as each finishes: progress is reported node by node."""
         if self.cluster is not None:
-            results: list[Any] = [None] * len(jobs)
             for k, (stats, corpus, files) in self.cluster.map_unordered(remote_node, jobs):
                 out = jobs[k][7]
                 # the client keeps the resumable record and the failing inputs, as a local node would have
                 for name, data in files.items():
                     write_atomic(_node_dir(out, stats.node) / "failures" / name, data)
                 _write_done(out, stats, corpus)
-                results[k] = (stats, corpus)
-            return results
-        if self.workers > 1 and len(jobs) > 1:
+                yield k, (stats, corpus)
+        elif self.workers > 1 and len(jobs) > 1:
             if self.pool is None:
                 import multiprocess
 
                 # one pool for the whole lattice: a spawned worker imports the toolkit and the target once
                 self.pool = multiprocess.get_context("spawn").Pool(self.workers)
-            return list(self.pool.starmap(run_node, jobs))
-        return [run_node(*job) for job in jobs]
+            yield from self.pool.imap_unordered(_indexed_node, list(enumerate(jobs)))
+        else:
+            for k, job in enumerate(jobs):
+                yield k, run_node(*job)
 
     def close(self) -> None:
         """Stop the pool, if one was made."""
@@ -386,8 +392,8 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
                 node_seed = seed * 1_000_003 + node[0] * 10_007 + node[1] * 101 + node[2]
                 jobs.append((grammar_path, target_spec, node, seeds, trials, seconds, node_seed, out, start,
                              guidance, modules))
-            for job, (node_stats, corpus) in zip(jobs, runner.run(jobs) if jobs else [], strict=True):
-                node = job[2]
+            for k, (node_stats, corpus) in runner.run(jobs) if jobs else ():
+                node = jobs[k][2]
                 corpora[node] = corpus  # already sorted by size ascending: passed upward in that order
                 stats[node] = node_stats
                 if progress:
