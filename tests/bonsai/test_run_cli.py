@@ -225,3 +225,26 @@ def test_sample_out_writes_batches_whole_and_leaves_no_half_file(tmp_path, monke
     cut = sorted((tmp_path / "cut").iterdir())
     assert [f.name for f in cut] == [f.name for f in files[:3]]
     assert [f.read_text() for f in cut] == expected[:3]
+
+
+class _InProcessExecutor:
+    """The executor contract `run_lattice(cluster=...)` uses, run here in reverse order (as a cluster may finish)."""
+
+    def map_unordered(self, fn, units):
+        for k in reversed(range(len(units))):
+            yield k, fn(units[k])
+
+
+def test_cluster_nodes_bring_their_failures_back(tmp_path, monkeypatch):
+    _module(tmp_path, "ini_wrap_cluster_t", INI_WRAPPER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    args = (INI, "ini_wrap_cluster_t:parse", Bounds(1, 2, 1))
+    kwargs = {"trials": 10, "seed": 1, "targets": ["configparser"]}
+    local = run_lattice(*args, out=tmp_path / "local", **kwargs)
+    remote = run_lattice(*args, out=tmp_path / "remote", cluster=_InProcessExecutor(), **kwargs)
+    assert remote["nodes"] == local["nodes"] and local["failures"]
+    assert [f["exception"] for f in remote["failures"]] == [f["exception"] for f in local["failures"]]
+    # the client wrote each remote node's failure files where a local node writes them
+    files = [sorted(p.relative_to(tmp_path / name) for p in (tmp_path / name / "nodes").glob("*/failures/*"))
+             for name in ("local", "remote")]
+    assert files[0] and files[0] == files[1]
