@@ -11,12 +11,14 @@ text (no markup to escape, no wrapping): a piped log gets the same lines as a te
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+import textwrap
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
@@ -79,28 +81,48 @@ _positive = _int_at_least(1, "positive")
 _non_negative = _int_at_least(0, "non-negative")
 
 
+_SAMPLE_EPILOG = """\
+examples:
+  bonsai sample grammars/json.lark --bounds 2,2,2 --count 5 --seed 1
+  bonsai sample grammars/json.lark --bounds 3,3,3 --count 500 --distinct --out corpus/
+  bonsai sample grammars/json.lark --bounds 2,2,2 --jsonl > inputs.jsonl     # one JSON string per line
+
+n may be 0 (the lattice of `bonsai run` starts at 1): optional repetitions (`*`, `?`, `[...]`) are then
+empty and the others take the count the grammar requires (`+` one item, `~ k` k items).
+"""
+
+
 def add_sample_command(subparsers: argparse._SubParsersAction) -> None:
     """Register `bonsai sample`."""
     p = subparsers.add_parser(
         "sample",
         help="print inputs generated from a Lark grammar within bounds",
-        description=(
+        description=textwrap.fill(
             "Generate inputs from a Lark grammar within bonsai bounds m,n,d: at most m distinct "
             "identifiers per identifier terminal, at most n iterations of any repetition, and no "
             "rule expanded more than d times on a root-to-leaf path. Every input parses with the "
             "grammar. Without --out, inputs go to stdout, each preceded by the line "
             "'# --- input N ---' (N from 1) and followed by one newline, so input N is exactly the "
-            "text between its separator line and the newline before the next separator (or the end). "
+            "text between its separator line and the newline before the next separator (or the end); "
+            "an input that itself holds such a line makes this ambiguous (a warning says so): read "
+            "such output with --jsonl (one JSON string per line) or --out. "
             "With --out DIR, each input is written to DIR/<grammar>_NNNN.txt (atomically) and the "
-            "paths are printed. The same seed gives the same inputs."
+            "paths are printed. The same seed gives the same inputs.", 79
         ),
+        epilog=_SAMPLE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("grammar", help="path to a .lark grammar file")
-    p.add_argument("--bounds", required=True, type=_bounds, metavar="m,n,d", help="idents,items,depth")
+    p.add_argument("--bounds", required=True, type=_bounds, metavar="m,n,d",
+                   help="idents,items,depth (m and d >= 1, n >= 0)")
     p.add_argument("--count", type=_non_negative, default=10, metavar="K", help="number of inputs (10)")
+    p.add_argument("--distinct", action="store_true",
+                   help="no input twice; stops early, with a note, when no new input turns up (the bounds allow few)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (0)")
     p.add_argument("--start", metavar="RULE", help="start rule (default: start)")
-    p.add_argument("--out", metavar="DIR", help="write one file per input into DIR instead of stdout")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--out", metavar="DIR", help="write one file per input into DIR instead of stdout")
+    where.add_argument("--jsonl", action="store_true",
+                       help="print each input as one JSON string per line instead of separator lines")
     p.add_argument(
         "--idents",
         metavar="T1,T2",
@@ -108,6 +130,33 @@ def add_sample_command(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--check", action="store_true", help="parse each input; fail if one fails")
     p.set_defaults(func=run_sample)
+
+
+DISTINCT_PATIENCE = 1000
+"""`sample --distinct` gives up after max(this, 10 x count) draws in a row that bring no new input."""
+
+
+def _inputs(gen: BoundedGenerator, rng: random.Random, count: int, distinct: bool) -> Iterator[str]:
+    """`count` generated texts (all different with `distinct`, which may stop early; a note then says why)."""
+    if not distinct:
+        for _ in range(count):
+            yield gen.generate(rng).text
+        return
+    seen: set[str] = set()
+    patience = max(DISTINCT_PATIENCE, 10 * count)
+    misses = 0
+    while len(seen) < count:
+        text = gen.generate(rng).text
+        if text in seen:
+            misses += 1
+            if misses >= patience:
+                print(f"bonsai: note: only {len(seen)} distinct inputs (no new one in {patience} draws): the "
+                      "bounds allow few; raise them for more", file=sys.stderr)
+                return
+            continue
+        misses = 0
+        seen.add(text)
+        yield text
 
 
 def run_sample(args: argparse.Namespace) -> int:
@@ -127,20 +176,26 @@ def run_sample(args: argparse.Namespace) -> int:
             raise CliError(f"cannot create output directory {out_dir}: {exc.strerror or exc}") from None
     stem = Path(args.grammar).stem
     batch: dict[Path, str] = {}
-    for n in range(1, args.count + 1):
-        text = gen.generate(rng).text
+    warned = False
+    for n, text in enumerate(_inputs(gen, rng, args.count, args.distinct), start=1):
         if args.check:
             try:
                 grammar.parse(text)
             except Exception as exc:  # noqa: BLE001 - any parse failure is reported the same way
                 write_batch(batch)  # the inputs before it are kept, as they would have been printed
                 raise CliError(f"input {n} does not parse: {' '.join(str(exc).split())[:200]}") from None
-        if out_dir is None:
-            _emit(sys.stdout, n, text)
-        else:
+        if out_dir is not None:
             batch[out_dir / f"{stem}_{n:04d}.txt"] = text
             if len(batch) >= BATCH:
                 write_batch(batch)
+        elif args.jsonl:
+            sys.stdout.write(json.dumps(text) + "\n")
+        else:
+            if not warned and _SEPARATOR_RE.search(text):
+                warned = True
+                print(f"bonsai: warning: input {n} holds a line like the separator '# --- input N ---', so "
+                      "the output cannot be split reliably: use --jsonl or --out", file=sys.stderr)
+            _emit(sys.stdout, n, text)
     write_batch(batch)
     return 0
 
@@ -200,11 +255,11 @@ EXIT_INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
 
 _RUN_EPILOG = """\
-example:
+examples:
   bonsai run grammars/json.lark --target targets.json_decoder.driver:parse --bounds 2,2,2 \\
       --node-trials 50 --out out/json
-  bonsai run ini.lark --target configparser_wrap:parse --targets configparser --bounds 2,2,2 \\
-      --node-trials 50 --out out/ini       # a plain function; coverage of configparser counts
+  bonsai run grammars/ini.lark --target ini_wrap:parse --targets configparser --bounds 2,2,2 \\
+      --node-trials 30 --out out/ini     # ini_wrap.py in the current directory: see the README
 
 A plain function `def f(text: str)` is a target: it gets each generated input as a string; an
 exception it raises is a failure. Coverage is measured on the modules --targets names (default:
@@ -220,8 +275,9 @@ def add_run_command(subparsers: argparse._SubParsersAction) -> None:
     """Register `bonsai run`: the corpus-growing lattice of bounded coverage-guided fuzzers."""
     p = subparsers.add_parser(
         "run", help="grow a concise corpus with the Bonsai lattice up to --bounds",
-        description="Run the Bonsai lattice of bounded coverage-guided fuzzers F(m,n,d) up to --bounds: each "
-                    "node starts from its predecessors' corpora; the top node's corpus is written to OUT/final/.",
+        description=textwrap.fill("Run the Bonsai lattice of bounded coverage-guided fuzzers F(m,n,d) up to --bounds: "
+                                  "each node starts from its predecessors' corpora; the top node's corpus is written "
+                                  "to OUT/final/.", 79),
         epilog=_RUN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("grammar", help="path to a .lark grammar")

@@ -195,7 +195,7 @@ def test_run_help_documents_exit_codes_and_plain_functions(capsys):
     out = capsys.readouterr().out
     assert info.value.code == 0
     assert "--targets MOD[,MOD...]" in out and "3 the target raised on some inputs" in out
-    assert "A plain function" in out and "example:" in out
+    assert "A plain function" in out and "examples:" in out
 
 
 def test_sample_out_writes_batches_whole_and_leaves_no_half_file(tmp_path, monkeypatch, capsys):
