@@ -16,6 +16,7 @@ measured over more modules in a process that already ran it than in a fresh work
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -303,15 +304,24 @@ class _Runner:
 
 
 def _measured_modules(grammar_path: str, target_spec: str, generator: BoundedGenerator,
-                      targets: Sequence[str] | None, out: Path, pending: bool) -> list[str]:
+                      targets: Sequence[str] | None, start: str | None, out: Path, pending: bool) -> list[str]:
     """The modules every node measures, resolved once per lattice (and kept in `out/run.json` for resumes).
 
-    A resumed lattice must measure what its finished nodes measured: different modules are refused.  A
-    lattice with every node finished loads no target at all (the record names the modules).
+    A resumed lattice must be the same experiment as its finished nodes: another grammar text, start
+    rule, target, --targets or measured module set is refused (one-line UserError).  A lattice with
+    every node finished loads no target at all (the record names the modules).
     """
     record = out / "run.json"
+    identity = {"grammar_sha256": hashlib.sha256(Path(grammar_path).read_bytes()).hexdigest(), "start": start,
+                "target": target_spec, "targets": list(targets) if targets else None}
     saved = json.loads(record.read_text()) if record.is_file() else None
-    if saved is None and (out / "lattice.json").is_file():
+    if saved is not None:
+        changed = [key for key, value in identity.items() if saved.get(key, value) != value]
+        if changed:
+            names = {"grammar_sha256": "grammar text", "start": "--start", "target": "--target", "targets": "--targets"}
+            raise UserError(f"{out} holds a lattice grown with another {', '.join(names[k] for k in changed)}: give "
+                            "the same arguments to resume it, or another --out")
+    elif (out / "lattice.json").is_file():
         saved = json.loads((out / "lattice.json").read_text())  # finished before run.json was kept
     if not pending and saved is not None:
         return list(saved["modules"])
@@ -320,7 +330,7 @@ def _measured_modules(grammar_path: str, target_spec: str, generator: BoundedGen
     if saved is not None and list(saved["modules"]) != modules:
         raise UserError(f"{out} holds a lattice measured on modules {', '.join(saved['modules'])}, but this run "
                         f"measures {', '.join(modules)}: give the same --target/--targets or another --out")
-    write_json(record, {"grammar": grammar_path, "target": target_spec, "modules": modules})
+    write_json(record, {"grammar": grammar_path, **identity, "modules": modules})
     return modules
 
 
@@ -365,7 +375,8 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
     generator = BoundedGenerator(grammar, top, start=start)
     graph = lattice(top)
     finished = {node: r for node in graph if (r := read_done(out, node)) is not None}
-    modules = _measured_modules(grammar_path, target_spec, generator, targets, out, len(finished) < len(graph))
+    modules = _measured_modules(grammar_path, target_spec, generator, targets, start, out,
+                                len(finished) < len(graph))
     if warn and (note := invisible_code_warning(target_spec)):
         warn(note)
     if progress and finished:

@@ -173,8 +173,16 @@ def test_resume_reads_done_markers_and_loads_no_target(tmp_path, monkeypatch):
     third = run_lattice(JSON, spec, Bounds(1, 1, 2), trials=3, seed=4, out=out, progress=lines.append)
     assert lines[0] == f"resumed: 1 of 2 nodes already done in {out}" and lines[1].startswith("node 2/2 F(1,1,2)")
     assert third["final"] == first["final"]
-    # other modules than the finished nodes measured: refused, not mixed
-    with pytest.raises(UserError, match="holds a lattice measured on modules json.decoder, json.scanner"):
+    # another experiment than the finished nodes': refused, not mixed
+    with pytest.raises(UserError, match="holds a lattice grown with another --targets"):
+        run_lattice(JSON, spec, Bounds(1, 2, 2), trials=3, seed=4, out=out, targets=["json"])
+    other = tmp_path / "json2.lark"
+    other.write_text(Path(JSON).read_text() + "\n// edited\n")
+    with pytest.raises(UserError, match="holds a lattice grown with another grammar text"):
+        run_lattice(str(other), spec, Bounds(1, 1, 2), trials=3, seed=4, out=out)
+    record = json.loads((out / "run.json").read_text())
+    (out / "run.json").write_text(json.dumps({**record, "targets": ["json"], "modules": ["json"]}))
+    with pytest.raises(UserError, match="measured on modules json, but this run measures json, json.decoder"):
         run_lattice(JSON, spec, Bounds(1, 2, 2), trials=3, seed=4, out=out, targets=["json"])
 
 
