@@ -12,6 +12,11 @@ would otherwise skip some), coverage is collected completely (see `mu2py.coverag
 every node measures the same modules (resolved once per lattice, not from whatever a
 process happens to have imported: a target that imports modules lazily would otherwise be
 measured over more modules in a process that already ran it than in a fresh worker).
+
+Resuming: a node that finished writes `nodes/<m_n_d>/done.json`; a later run into the same folder
+reads those first and loads nothing for them (a finished lattice imports no target and starts no
+process pool).  `run.json` names the experiment (grammar hash, start, target, --targets, modules):
+a resume that differs is refused rather than mixing two experiments in one lattice.
 """
 
 from __future__ import annotations
