@@ -50,7 +50,8 @@ def _bonsai(cwd: Path, *argv: str) -> subprocess.CompletedProcess:
                           text=True, check=False, timeout=300)
 
 
-def test_plain_function_in_the_current_directory_with_targets_reports_failures_and_resumes(tmp_path):
+def test_plain_function_in_the_current_directory_with_targets_reports_failures_and_resumes(tmp_path, monkeypatch,
+                                                                                          capsys):
     # a module in the current directory, not on PYTHONPATH: found by the command and by its worker processes
     _module(tmp_path, "ini_wrap_cwd", INI_WRAPPER)
     argv = ["run", INI, "--target", "ini_wrap_cwd:parse", "--targets", "configparser", "--bounds", "1,2,2",
@@ -76,12 +77,14 @@ def test_plain_function_in_the_current_directory_with_targets_reports_failures_a
         text = (tmp_path / path).read_text()
         assert text.count("[a]") >= 1  # the failing input itself, brackets and all
         load_grammar(INI).parse(text[:-1])  # the .txt holds the input and a newline
-    # the same command again: every node is read back, nothing runs, the failures are reported again
-    again = _bonsai(tmp_path, *argv)
-    assert again.returncode == EXIT_FAILURES, again.stderr
-    assert "resumed: 4 of 4 nodes already done in out" in again.stderr
-    assert not [line for line in again.stderr.splitlines() if line.startswith("node ")]
-    assert again.stdout == done.stdout
+    # the same command again (here, in-process): every node is read back, nothing runs, the failures come again
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # main puts the current directory first
+    assert main(argv) == EXIT_FAILURES
+    out, err = capsys.readouterr()
+    assert "resumed: 4 of 4 nodes already done in out" in err
+    assert not [line for line in err.splitlines() if line.startswith("node ")]
+    assert out == done.stdout
 
 
 def test_plain_function_in_a_package_warns_when_coverage_stays_0(tmp_path, monkeypatch, capsys):
