@@ -1,5 +1,6 @@
 """`bonsai sample`: output format, determinism, --out files, and one-line errors with exit status 2."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -210,3 +211,42 @@ def test_run_rejects_non_positive_node_trials(capsys, tmp_path, trials):
                                     "targets.json_decoder.driver:parse", "--node-trials", trials, "--out",
                                     str(tmp_path / "o")])
     assert "--node-trials" in err
+
+
+def test_distinct_gives_no_input_twice_and_stops_when_the_bounds_run_dry(capsys):
+    args = ["sample", str(GRAMMARS / "json.lark"), "--count", "300", "--seed", "1"]
+    assert main([*args, "--bounds", "3,3,3", "--distinct"]) == 0
+    inputs = split_inputs(capsys.readouterr().out)
+    assert len(inputs) == len(set(inputs)) == 300
+    assert main([*args, "--bounds", "3,3,3"]) == 0
+    plain = split_inputs(capsys.readouterr().out)
+    assert len(set(plain)) < 300  # without the flag, small inputs repeat
+    # at 1,1,1 json has few inputs: all of them, then a note (the count is not reached)
+    assert main([*args, "--bounds", "1,1,1", "--distinct"]) == 0
+    out, err = capsys.readouterr()
+    few = split_inputs(out)
+    assert len(few) == len(set(few)) < 300 and f"only {len(few)} distinct inputs" in err
+
+
+def test_jsonl_reads_back_what_separators_cannot(capsys, tmp_path):
+    # an input holding the separator line itself: the default format warns, --jsonl stays exact
+    grammar = tmp_path / "sep.lark"
+    grammar.write_text('start: "x\\n# --- input 2 ---\\n" WORD\nWORD: /[a-z]+/\n')
+    args = ["sample", str(grammar), "--bounds", "1,1,1", "--count", "3"]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert "input 1 holds a line like the separator" in err and err.count("\n") == 1
+    assert len(split_inputs(out)) != 3  # what the warning is about
+    assert main([*args, "--jsonl"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    texts = [json.loads(line) for line in lines]
+    assert len(texts) == 3 and all(t.startswith("x\n# --- input 2 ---\n") for t in texts)
+
+
+def test_items_bound_0_empties_optional_repetitions_and_keeps_required_ones(capsys, tmp_path):
+    grammar = tmp_path / "reps.lark"
+    grammar.write_text('start: "a" ["b"] "c"? ("d")* ("e")+ ("f")~2\n')
+    assert main(["sample", str(grammar), "--bounds", "1,0,1", "--count", "5", "--jsonl"]) == 0
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == ["aeff"] * 5
+    assert main(["sample", str(grammar), "--bounds", "1,2,1", "--count", "40", "--jsonl"]) == 0
+    assert len(set(capsys.readouterr().out.splitlines())) > 1
