@@ -3,6 +3,14 @@
 A strategy is replayed from a choice sequence with `ConjectureData(prefix=...)`; past the
 prefix Hypothesis draws from the given `random.Random`, so decoding is deterministic for a
 seeded rng.  Realized choices are stored with Hypothesis' own `choices_to_bytes`.
+
+Decoding is the fuzzing loop's hottest path, so it runs on `_LeanData`: a ConjectureData
+that keeps every rule deciding *which value* a choice sequence decodes to (the strategies'
+own `do_draw`, prefix replay, misalignment repair, the provider past the prefix, overrun
+and depth limits) and drops the bookkeeping only Hypothesis' engine reads (spans, labels,
+structural tags, choice nodes, per-draw timing, observers).  Invariant, checked by a
+property test: `_LeanData` and a stock `ConjectureData` decode every sequence to equal
+values and equal realized choices, consuming the rng alike.
 """
 
 from __future__ import annotations
@@ -15,10 +23,18 @@ from typing import Any
 from hypothesis.control import BuildContext
 from hypothesis.database import choices_from_bytes, choices_to_bytes
 from hypothesis.errors import HypothesisException, UnsatisfiedAssumption
-from hypothesis.internal.conjecture.choice import choice_constraints_key, choice_permitted
-from hypothesis.internal.conjecture.data import ConjectureData, StopTest
+from hypothesis.internal.conjecture.choice import (
+    ChoiceTooLarge,
+    choice_constraints_key,
+    choice_from_index,
+    choice_permitted,
+)
+from hypothesis.internal.conjecture.data import MAX_DEPTH, ConjectureData, StopTest
 from hypothesis.internal.conjecture.providers import GLOBAL_CONSTANTS, HypothesisProvider
+from hypothesis.internal.floats import float_to_int, int_to_float
 from hypothesis.strategies import SearchStrategy
+from hypothesis.strategies._internal.lazy import unwrap_strategies
+from hypothesis.strategies._internal.strategies import OneOfStrategy
 
 from mu2py.errors import UserError
 from mu2py.source import Choice, Decoded, InputSource
@@ -48,6 +64,145 @@ class _SeededProvider(HypothesisProvider):
         return self._random.choice(pool) if pool else None
 
 
+# the attribute a strategy's checked, unwrapped form is cached under (see _LeanData.draw)
+_READY = "_mu2py_unwrapped"
+# a one_of whose branches all answer is_currently_empty statically (see _LeanData._draw_one_of)
+_STATIC = "_mu2py_static_branches"
+_STATIC_EMPTINESS = SearchStrategy.is_currently_empty
+_TYPE_OF = {str: "string", float: "float", int: "integer", bool: "boolean", bytes: "bytes"}
+
+
+def choice_size(value: Choice) -> int:
+    """`len(choices_to_bytes([value]))` without building the bytes: what a choice adds to Hypothesis' buffer."""
+    kind = type(value)
+    if kind is bool:
+        return 1
+    if kind is float:
+        return 9
+    if kind is int:
+        size = 1 + value.bit_length() // 8
+    elif kind is str:
+        size = len(value) if value.isascii() else len(value.encode(errors="surrogatepass"))
+    else:
+        size = len(value)
+    if size < 0b11111:
+        return 1 + size
+    # a uleb128 length follows the tag byte
+    return 2 + size + (size.bit_length() - 1) // 7
+
+
+class _LeanData(ConjectureData):
+    """A ConjectureData for decoding only (see the module docstring): same values, no engine bookkeeping.
+
+    Realized choices are kept as plain values in `nodes` (strategies only ever read its length).
+    """
+
+    _nodes: list[Choice]
+
+    @property  # type: ignore[override]
+    def nodes(self) -> list[Choice]:  # type: ignore[override]
+        """The realized choice values so far (ConjectureData keeps ChoiceNode objects here)."""
+        return self._nodes
+
+    @nodes.setter
+    def nodes(self, value: Any) -> None:
+        self._nodes = list(value)
+
+    @property
+    def choices(self) -> tuple[Choice, ...]:  # type: ignore[override]
+        """The realized choice sequence."""
+        return tuple(self._nodes)
+
+    def draw(self, strategy: SearchStrategy[Any], label: int | None = None, observe_as: str | None = None) -> Any:
+        """ConjectureData.draw's checks (validity, emptiness, depth), then the strategy's own do_draw.
+
+        A strategy that passed the checks once remembers its unwrapped form (`_READY`): validity and
+        emptiness are static properties, which Hypothesis caches too, only behind more lookups.
+        """
+        unwrapped = getattr(strategy, _READY, None)
+        if unwrapped is None:
+            strategy.validate()
+            if strategy.is_empty:
+                self.mark_invalid(f"empty strategy {self!r}")
+            unwrapped = unwrap_strategies(strategy)
+            setattr(strategy, _READY, unwrapped)
+        if self.depth >= MAX_DEPTH:
+            self.mark_invalid("max depth exceeded")
+        self.depth += 1
+        try:
+            if type(unwrapped) is OneOfStrategy:
+                return self._draw_one_of(unwrapped)
+            return unwrapped.do_draw(self)
+        finally:
+            self.depth -= 1
+
+    def _draw_one_of(self, one_of: OneOfStrategy[Any]) -> Any:
+        """OneOfStrategy.do_draw without its two throwaway strategies per draw.
+
+        Hypothesis picks the branch with `sampled_from(branches).filter(not currently empty)`: one
+        integer in [0, n) when the filter accepts every branch, as it does unless a branch can be
+        empty *now* (stateful Bundles, the only strategies that say so); those take the stock path.
+        """
+        branches = one_of.element_strategies
+        if not getattr(one_of, _STATIC, False):
+            if any(type(b).is_currently_empty is not _STATIC_EMPTINESS for b in branches):
+                return one_of.do_draw(self)
+            setattr(one_of, _STATIC, True)
+        if self.depth >= MAX_DEPTH:  # the sampled_from draw is one level deeper
+            self.mark_invalid("max depth exceeded")
+        self.depth += 1
+        try:
+            chosen = branches[self.draw_integer(0, len(branches) - 1)]
+        finally:
+            self.depth -= 1
+        return self.draw(chosen)
+
+    def start_span(self, label: int) -> None:
+        """Only the depth matters when decoding."""
+        self.depth += 1
+
+    def stop_span(self, *, discard: bool = False) -> None:
+        """Only the depth matters when decoding."""
+        if not self.frozen:
+            self.depth -= 1
+
+    def freeze(self) -> None:
+        """Mark frozen (no span tree to close, no observer to tell)."""
+        self.frozen = True
+
+    def _pooled_constraints(self, choice_type: Any, constraints: Any) -> Any:
+        # pooling only saves memory in the engine's long-lived choice trees
+        return constraints
+
+    def _draw(self, choice_type: Any, constraints: Any, *, observe: bool, forced: Any) -> Any:
+        # ConjectureData._draw's value rules, in its order: overrun checks, prefix (repaired when
+        # misaligned), provider, forced value, canonical NaN, then the buffer-size overrun
+        if self.length == self.max_length or len(self._nodes) == self.max_choices:
+            self.mark_overrun()
+        prefix = self.prefix
+        if observe and prefix is not None and self.index < len(prefix):
+            value = prefix[self.index]
+            if _TYPE_OF.get(type(value)) != choice_type or not choice_permitted(value, constraints):
+                try:
+                    value = choice_from_index(0, choice_type, constraints)
+                except ChoiceTooLarge:
+                    self.mark_overrun()
+            self.index += 1
+        elif forced is None:
+            value = getattr(self.provider, f"draw_{choice_type}")(**constraints)
+        if forced is not None:
+            value = forced
+        if choice_type == "float" and math.isnan(value):
+            value = int_to_float(float_to_int(value))
+        if observe:
+            size = choice_size(value)
+            if self.length + size > self.max_length:
+                self.mark_overrun()
+            self._nodes.append(value)
+            self.length += size
+        return value
+
+
 class StrategySource:
     """An InputSource decoding a Hypothesis strategy from a typed choice sequence."""
 
@@ -59,8 +214,7 @@ class StrategySource:
 
     def decode(self, choices: Sequence[Choice], rng: random.Random) -> Decoded | None:
         """Replay `choices` as a prefix, then draw from `rng`; None when the strategy rejects."""
-        data = ConjectureData(prefix=tuple(choices), random=rng, max_choices=self.max_choices,
-                              provider=_SeededProvider)
+        data = _LeanData(prefix=tuple(choices), random=rng, max_choices=self.max_choices, provider=_SeededProvider)
         try:
             # composite strategies and filters expect a build context, as inside @given
             with BuildContext(data, is_final=False, wrapped_test=_no_test):
