@@ -91,6 +91,32 @@ def choice_size(value: Choice) -> int:
     return 2 + size + (size.bit_length() - 1) // 7
 
 
+def _permitted(value: Choice, choice_type: str, constraints: Any) -> bool:
+    """choice_permitted, with its two commonest cases (integers, booleans; type already checked) inline."""
+    if choice_type == "integer":
+        low, high = constraints["min_value"], constraints["max_value"]
+        return (low is None or value >= low) and (high is None or value <= high)
+    if choice_type == "boolean":
+        p = constraints["p"]
+        return value is False if p <= 0 else (value is True if p >= 1 else True)
+    return choice_permitted(value, constraints)
+
+
+_TEMPLATE: dict[str, Any] = {}
+_FRESH: list[str] = []
+
+
+def _template() -> dict[str, Any]:
+    """The attributes of a stock-initialized ConjectureData (made once), minus those each decode sets."""
+    if not _TEMPLATE:
+        stock = ConjectureData(prefix=(), random=None)
+        attrs = {k: v for k, v in vars(stock).items() if k not in ("provider", "prefix", "_random", "nodes")}
+        attrs["depth"] = 0  # inside the top-level span, as after ConjectureData.__init__
+        _FRESH.extend(k for k, v in attrs.items() if isinstance(v, (dict, list, set)))
+        _TEMPLATE.update(attrs)
+    return _TEMPLATE
+
+
 class _LeanData(ConjectureData):
     """A ConjectureData for decoding only (see the module docstring): same values, no engine bookkeeping.
 
@@ -98,6 +124,22 @@ class _LeanData(ConjectureData):
     """
 
     _nodes: list[Choice]
+
+    def __init__(self, *, prefix: Sequence[Choice], random: random.Random, max_choices: int,
+                 provider: type[HypothesisProvider]) -> None:
+        # ConjectureData.__init__ sets some sixty attributes, with timers, an observer and a span record:
+        # copy them from one stock-initialized instance instead (new Hypothesis attributes come along),
+        # with fresh containers, so nothing a draw writes is shared between decodes
+        template = _template()
+        attrs = self.__dict__
+        attrs.update(template)
+        for name in _FRESH:
+            attrs[name] = template[name].copy()
+        self._nodes = []
+        self.prefix = prefix
+        self._random = random
+        self.max_choices = max_choices
+        self.provider = provider(self)
 
     @property  # type: ignore[override]
     def nodes(self) -> list[Choice]:  # type: ignore[override]
@@ -170,6 +212,17 @@ class _LeanData(ConjectureData):
         """Mark frozen (no span tree to close, no observer to tell)."""
         self.frozen = True
 
+    def draw_integer(self, min_value: int | None = None, max_value: int | None = None, *,
+                     weights: dict[int, float] | None = None, shrink_towards: int = 0, forced: int | None = None,
+                     observe: bool = True) -> int:
+        """ConjectureData.draw_integer without its argument assertions (strategies' own invariants)."""
+        return self._draw("integer", {"min_value": min_value, "max_value": max_value, "weights": weights,
+                                      "shrink_towards": shrink_towards}, observe=observe, forced=forced)
+
+    def draw_boolean(self, p: float = 0.5, *, forced: bool | None = None, observe: bool = True) -> bool:
+        """ConjectureData.draw_boolean without its argument assertions."""
+        return self._draw("boolean", {"p": p}, observe=observe, forced=forced)
+
     def _pooled_constraints(self, choice_type: Any, constraints: Any) -> Any:
         # pooling only saves memory in the engine's long-lived choice trees
         return constraints
@@ -182,7 +235,7 @@ class _LeanData(ConjectureData):
         prefix = self.prefix
         if observe and prefix is not None and self.index < len(prefix):
             value = prefix[self.index]
-            if _TYPE_OF.get(type(value)) != choice_type or not choice_permitted(value, constraints):
+            if _TYPE_OF.get(type(value)) != choice_type or not _permitted(value, choice_type, constraints):
                 try:
                     value = choice_from_index(0, choice_type, constraints)
                 except ChoiceTooLarge:
