@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import abc
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,8 +34,9 @@ from hypothesis.internal.conjecture.data import MAX_DEPTH, ConjectureData, StopT
 from hypothesis.internal.conjecture.providers import GLOBAL_CONSTANTS, HypothesisProvider
 from hypothesis.internal.floats import float_to_int, int_to_float
 from hypothesis.strategies import SearchStrategy
+from hypothesis.strategies._internal.collections import TupleStrategy
 from hypothesis.strategies._internal.lazy import unwrap_strategies
-from hypothesis.strategies._internal.strategies import OneOfStrategy
+from hypothesis.strategies._internal.strategies import MappedStrategy, OneOfStrategy
 
 from mu2py.errors import UserError
 from mu2py.source import Choice, Decoded, InputSource
@@ -117,6 +119,34 @@ def _template() -> dict[str, Any]:
     return _TEMPLATE
 
 
+_STOCK, _ONE_OF, _TUPLE, _MAPPED = range(4)
+
+
+def _prepare(data: ConjectureData, strategy: SearchStrategy[Any]) -> tuple[SearchStrategy[Any], int]:
+    """Check a strategy as ConjectureData.draw does (invalid data when empty) and cache how to draw it."""
+    strategy.validate()
+    if strategy.is_empty:
+        data.mark_invalid(f"empty strategy {strategy!r}")
+    unwrapped = unwrap_strategies(strategy)
+    kind = type(unwrapped)
+    if kind is OneOfStrategy:
+        how = _ONE_OF
+    elif kind is TupleStrategy:
+        how = _TUPLE
+    elif kind is MappedStrategy and not (isinstance(unwrapped.pack, type)
+                                         and issubclass(unwrapped.pack, (abc.Mapping, abc.Set))):
+        how = _MAPPED  # (Hypothesis silences BytesWarning around packing into mappings and sets: stock path)
+    else:
+        how = _STOCK
+    ready = (unwrapped, how)
+    setattr(strategy, _READY, ready)
+    for target in (strategy, unwrapped):
+        # collections ask their element strategy's is_empty on every draw; answered by a forced value, the
+        # lookup skips a raised AttributeError (the property is computed once and never changes)
+        target.force_is_empty = target.is_empty
+    return ready
+
+
 class _LeanData(ConjectureData):
     """A ConjectureData for decoding only (see the module docstring): same values, no engine bookkeeping.
 
@@ -158,25 +188,42 @@ class _LeanData(ConjectureData):
     def draw(self, strategy: SearchStrategy[Any], label: int | None = None, observe_as: str | None = None) -> Any:
         """ConjectureData.draw's checks (validity, emptiness, depth), then the strategy's own do_draw.
 
-        A strategy that passed the checks once remembers its unwrapped form (`_READY`): validity and
-        emptiness are static properties, which Hypothesis caches too, only behind more lookups.
+        A strategy that passed the checks once remembers its unwrapped form and how to draw it
+        (`_READY`): validity and emptiness are static properties, which Hypothesis caches too, only
+        behind more lookups.  one_of, map and tuples draw here, without the reporting bookkeeping
+        (pretty-printer records, argument labels, warning filters) their do_draw carries.
         """
-        unwrapped = getattr(strategy, _READY, None)
-        if unwrapped is None:
-            strategy.validate()
-            if strategy.is_empty:
-                self.mark_invalid(f"empty strategy {self!r}")
-            unwrapped = unwrap_strategies(strategy)
-            setattr(strategy, _READY, unwrapped)
+        ready = getattr(strategy, _READY, None)
+        if ready is None:
+            ready = _prepare(self, strategy)
         if self.depth >= MAX_DEPTH:
             self.mark_invalid("max depth exceeded")
+        unwrapped, kind = ready
         self.depth += 1
         try:
-            if type(unwrapped) is OneOfStrategy:
+            if kind == _STOCK:
+                return unwrapped.do_draw(self)
+            if kind == _ONE_OF:
                 return self._draw_one_of(unwrapped)
-            return unwrapped.do_draw(self)
+            if kind == _TUPLE:
+                return tuple([self.draw(s) for s in unwrapped.element_strategies])
+            return self._draw_mapped(unwrapped)
         finally:
             self.depth -= 1
+
+    def _draw_mapped(self, mapped: MappedStrategy[Any, Any]) -> Any:
+        """MappedStrategy.do_draw: up to three tries, each in its own span, an assumption failing retries."""
+        for _ in range(3):
+            self.depth += 1
+            try:
+                value = mapped.pack(self.draw(mapped.mapped_strategy))
+            except UnsatisfiedAssumption:
+                continue
+            finally:
+                if not self.frozen:
+                    self.depth -= 1
+            return value
+        raise UnsatisfiedAssumption
 
     def _draw_one_of(self, one_of: OneOfStrategy[Any]) -> Any:
         """OneOfStrategy.do_draw without its two throwaway strategies per draw.
