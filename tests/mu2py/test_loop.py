@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from hypothesis.errors import UnsatisfiedAssumption
 from hypothesis.internal.conjecture.data import ConjectureData, StopTest
 from hypothesis.strategies import SearchStrategy
 
+from mu2py.cli import main
 from mu2py.generators import StrategySource, _SeededProvider, choice_size
 from mu2py.mutator import havoc
 from targets.json_decoder.driver import json_texts
@@ -60,9 +62,6 @@ STRATEGIES = {
     "composite": _pairs(),
     "deep": st.deferred(lambda: st.none() | st.tuples(DEEP)),
     "currently_empty": st.lists(st.one_of(_EmptyOnOddLengths(), st.booleans()), max_size=5),
-    # 8 KiB of serialized choices is Hypothesis' overrun limit: these lists straddle it
-    "near_overrun": st.integers(75, 85).flatmap(lambda k: st.lists(st.binary(min_size=100, max_size=100),
-                                                                   min_size=k, max_size=k)),
 }
 DEEP = STRATEGIES["deep"]
 
@@ -145,3 +144,40 @@ def test_lean_decoding_keeps_the_depth_limit() -> None:
             assert fast.value == slow[0]
         outcomes.append(fast is None)
     assert False in outcomes and True in outcomes
+
+
+def _outputs(out: Path) -> dict[str, bytes]:
+    """Every corpus and failure file of a campaign, by relative path."""
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+            if p.is_file() and p.parent.name in ("corpus", "failures")}
+
+
+def _fuzz(out: Path, target: str, guidance: str, trials: int) -> dict[str, bytes]:
+    assert main(["fuzz", target, "--guidance", guidance, "--trials", str(trials),
+                 "--seed", "4", "--out", str(out), "--quiet"]) == 0
+    return _outputs(out)
+
+
+JSON, SORT = "targets.json_decoder.driver:parse", "targets.insertion_sort.driver:sort"
+
+
+@pytest.mark.parametrize(("target", "guidance", "trials"), [(JSON, "coverage", 300), (SORT, "mutation", 80)])
+def test_same_seed_and_trials_give_the_same_corpus(tmp_path: Path, target: str, guidance: str, trials: int) -> None:
+    first = _fuzz(tmp_path / "a", target, guidance, trials)
+    second = _fuzz(tmp_path / "b", target, guidance, trials)
+    assert first == second
+    assert sum(name.endswith(".bin") for name in first) > 2
+
+
+def test_the_loop_keeps_the_corpus_of_stock_decoding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast decoding path changes nothing a campaign does: same corpus as with Hypothesis' own ConjectureData."""
+    from mu2py.source import Decoded
+
+    fast = _fuzz(tmp_path / "fast", JSON, "coverage", 300)
+
+    def stock(self: StrategySource, choices: Any, rng: random.Random) -> Decoded | None:
+        decoded = _stock_decode(self.strategy, tuple(choices), rng)
+        return None if decoded is None else Decoded(value=decoded[0], choices=decoded[1])
+
+    monkeypatch.setattr(StrategySource, "decode", stock)
+    assert _fuzz(tmp_path / "stock", JSON, "coverage", 300) == fast
