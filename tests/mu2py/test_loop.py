@@ -19,6 +19,7 @@ from mu2py.cli import main
 from mu2py.generators import StrategySource, _SeededProvider, choice_size
 from mu2py.mutator import havoc
 from targets.json_decoder.driver import json_texts
+from targets.toml.driver import parse as toml_parse
 
 
 def _stock_decode(strategy: Any, choices: tuple[Any, ...], rng: random.Random) -> tuple[Any, ...] | None:
@@ -53,6 +54,7 @@ class _EmptyOnOddLengths(SearchStrategy[int]):
 
 STRATEGIES = {
     "json_texts": json_texts(),
+    "toml_documents": toml_parse.__mu2py_driver__.source,
     "lists": st.lists(st.integers(-5, 5), max_size=6),
     "recursive": st.recursive(st.booleans() | st.none(), lambda s: st.lists(s, max_size=3) | st.tuples(s, s),
                               max_leaves=6),
