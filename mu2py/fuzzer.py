@@ -90,6 +90,12 @@ class Stats:
     seconds_original: float = 0.0
     seconds_selection: float = 0.0
     seconds_mutants: float = 0.0
+    # finer split of the loop's own cost: havoc (part of seconds_input; the rest is decoding), coverage
+    # collection (part of seconds_original; the rest is the run), saving inputs and failures, status output
+    seconds_mutate: float = 0.0
+    seconds_coverage: float = 0.0
+    seconds_corpus: float = 0.0
+    seconds_status: float = 0.0
 
 
 @dataclass
@@ -195,11 +201,15 @@ class Fuzzer:
         seeds = self.config.initial
         if self.stats.trials <= len(seeds):  # trials counts from 1: trial k replays seed k-1
             return self.source.decode(seeds[self.stats.trials - 1], self.rng)
+        t0 = time.perf_counter()
         parent = self._pick_parent()
         if parent is None:
-            return self.source.decode((), self.rng)
-        donor = self.rng.choice(self.corpus.entries).choices if len(self.corpus) > 1 else None
-        return self.source.decode(havoc(parent.choices, self.source, self.rng, donor), self.rng)
+            child: list[Any] | tuple[()] = ()
+        else:
+            donor = self.rng.choice(self.corpus.entries).choices if len(self.corpus) > 1 else None
+            child = havoc(parent.choices, self.source, self.rng, donor)
+        self.stats.seconds_mutate += time.perf_counter() - t0
+        return self.source.decode(child, self.rng)
 
     def _sanity_check(self, original: RunResult | None) -> None:
         """Raise UserError when the first trials show a driver that cannot work (see SANITY_TRIALS)."""
@@ -233,23 +243,27 @@ class Fuzzer:
             if self.stats.valid == 0:
                 self._sanity_check(None)
             return None
-        self.stats.valid += 1
+        stats.valid += 1
         original, reached, infected = self._run_original(decoded.value)
+        tc = time.perf_counter()
         new_cov = self.coverage.collect()
         t2 = time.perf_counter()
+        stats.seconds_coverage += t2 - tc
         stats.seconds_original += t2 - t1
         if original.status is not Status.OK:  # raised, exited or hung: a failure found
             self._record_failure(decoded, original)
+            stats.seconds_corpus += time.perf_counter() - t2
         if not self._succeeded:  # once the driver has worked, the per-trial path skips this check
             self._sanity_check(original)
-        name = self.corpus.next_name()
         killed: list[int] = []
+        name = ""
         if self.analysis is not None and self._mutation_phase() and self._analyse_now(new_cov, t2):
+            name = self.corpus.next_name()
             sel = self.analysis.select(reached, infected)
-            self.stats.run_this_input = len(sel.run)
-            self.stats.pruned_execution += sel.pruned_execution
-            self.stats.pruned_infection += sel.pruned_infection
-            self.stats.filtered += sel.filtered
+            stats.run_this_input = len(sel.run)
+            stats.pruned_execution += sel.pruned_execution
+            stats.pruned_infection += sel.pruned_infection
+            stats.filtered += sel.filtered
             t3 = time.perf_counter()
             stats.seconds_selection += t3 - t2
             stop_at = self._stop_at
@@ -265,9 +279,11 @@ class Fuzzer:
                 sel.run.sort(key=lambda i: (executions[i], i))
             killed = self.analysis.run_selected(sel, decoded.value, original, name, stop_at=stop_at)
             stats.seconds_mutants += time.perf_counter() - t3
-            self.stats.mutant_runs = self.analysis.mutant_runs
+            stats.mutant_runs = self.analysis.mutant_runs
         if not new_cov and not killed:
             return None
+        t4 = time.perf_counter()
+        name = name or self.corpus.next_name()
         kills = {self.analysis.program.mutants[i].id: self.analysis.kills[i].reason.value
                  for i in killed} if self.analysis else {}
         text = self.source.render(decoded.value)
@@ -276,6 +292,7 @@ class Fuzzer:
         self.corpus.add(entry, text)
         if entry.favored:
             self._favored.append(entry)
+        stats.seconds_corpus += time.perf_counter() - t4
         return entry
 
     def _analyse_now(self, new_cov: int, now: float) -> bool:
@@ -463,6 +480,7 @@ class Fuzzer:
                     self.checkpoint()
                     if self.on_progress:
                         self.on_progress(self)
+                    self.stats.seconds_status += time.perf_counter() - now
         finally:
             self.checkpoint()
             if self.analysis is not None:
