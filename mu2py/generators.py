@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import abc
 from collections.abc import Sequence
 from typing import Any
@@ -303,18 +304,50 @@ class _LeanData(ConjectureData):
         return value
 
 
+# decodes of each source checked against the stock decoder before the lean one is trusted alone
+LEAN_CHECKS = 16
+
+
 class StrategySource:
     """An InputSource decoding a Hypothesis strategy from a typed choice sequence."""
 
-    def __init__(self, strategy: SearchStrategy[Any], max_choices: int = 10_000) -> None:
+    def __init__(self, strategy: SearchStrategy[Any], max_choices: int = 10_000, *, checks: int = LEAN_CHECKS) -> None:
+        """`checks`: how many first decodes are run by both decoders and compared (see `decode`)."""
         if not isinstance(strategy, SearchStrategy):
             raise UserError(f"driver input source is not a Hypothesis strategy: {strategy!r}")
         self.strategy = strategy
         self.max_choices = max_choices
+        # the lean decoder leans on Hypothesis internals: its first decodes are checked against the stock
+        # ConjectureData (same choices, same rng use), and any disagreement or error switches to stock for good
+        self._unchecked = checks
+        self._lean = True
 
     def decode(self, choices: Sequence[Choice], rng: random.Random) -> Decoded | None:
         """Replay `choices` as a prefix, then draw from `rng`; None when the strategy rejects."""
-        data = _LeanData(prefix=tuple(choices), random=rng, max_choices=self.max_choices, provider=_SeededProvider)
+        if not self._lean:
+            return self._decode(ConjectureData, choices, rng)
+        if not self._unchecked:
+            return self._decode(_LeanData, choices, rng)
+        self._unchecked -= 1
+        twin = random.Random()
+        twin.setstate(rng.getstate())
+        try:
+            lean: Decoded | None | Exception = self._decode(_LeanData, choices, rng)
+        except UserError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an internal Hypothesis changed under the lean decoder
+            lean = exc
+        stock = self._decode(ConjectureData, choices, twin)
+        same = (not isinstance(lean, Exception) and rng.getstate() == twin.getstate()
+                and (lean is None) == (stock is None)
+                and (lean is None or (lean.choices == stock.choices and _shown(lean.value) == _shown(stock.value))))
+        if not same:
+            self._lean = False
+            rng.setstate(twin.getstate())
+        return stock
+
+    def _decode(self, kind: type[ConjectureData], choices: Sequence[Choice], rng: random.Random) -> Decoded | None:
+        data = kind(prefix=tuple(choices), random=rng, max_choices=self.max_choices, provider=_SeededProvider)
         try:
             # composite strategies and filters expect a build context, as inside @given
             with BuildContext(data, is_final=False, wrapped_test=_no_test):
@@ -365,6 +398,11 @@ class StrategySource:
         if decoded is None:
             raise ValueError("not a serialized choice sequence")
         return tuple(decoded)
+
+
+def _shown(value: Any) -> str:
+    """A value's repr without memory addresses (two decodes build distinct objects)."""
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
 
 
 def _no_test() -> None:

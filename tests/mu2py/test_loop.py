@@ -81,7 +81,7 @@ def _same(a: Any, b: Any) -> bool:
 def test_lean_decoding_equals_stock_on_arbitrary_sequences(name: str, prefix: list[Any], seed: int) -> None:
     strategy = STRATEGIES[name]
     fast_rng, slow_rng = random.Random(seed), random.Random(seed)
-    fast = StrategySource(strategy).decode(tuple(prefix), fast_rng)
+    fast = StrategySource(strategy, checks=0).decode(tuple(prefix), fast_rng)
     slow = _stock_decode(strategy, tuple(prefix), slow_rng)
     assert (fast is None) == (slow is None)
     if fast is not None and slow is not None:
@@ -94,7 +94,7 @@ def test_lean_decoding_equals_stock_on_arbitrary_sequences(name: str, prefix: li
 def test_lean_decoding_equals_stock_on_havoc_children(name: str) -> None:
     """Children of realized sequences (what the loop decodes) are mostly aligned: the common case."""
     strategy = STRATEGIES[name]
-    source = StrategySource(strategy)
+    source = StrategySource(strategy, checks=0)
     rng = random.Random(7)
     pool: list[tuple[Any, ...]] = [()]
     compared = 0
@@ -127,7 +127,7 @@ def test_lean_decoding_keeps_the_overrun_limit() -> None:
     outcomes = []
     for n in range(8185, 8195):
         strategy = st.binary(min_size=n, max_size=n)
-        fast = StrategySource(strategy).decode((), random.Random(n))
+        fast = StrategySource(strategy, checks=0).decode((), random.Random(n))
         slow = _stock_decode(strategy, (), random.Random(n))
         assert (fast is None) == (slow is None)
         outcomes.append(fast is None)
@@ -183,3 +183,26 @@ def test_the_loop_keeps_the_corpus_of_stock_decoding(tmp_path: Path, monkeypatch
 
     monkeypatch.setattr(StrategySource, "decode", stock)
     assert _fuzz(tmp_path / "stock", JSON, "coverage", 300) == fast
+
+
+def test_a_lean_decoder_that_disagrees_with_stock_is_dropped_for_stock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first decodes are checked against stock: a Hypothesis whose internals moved cannot skew the loop."""
+    import mu2py.generators as generators
+
+    strategy = STRATEGIES["sampled_and_mapped"]
+    real_draw = generators._LeanData._draw
+
+    def skewed(self: Any, choice_type: Any, constraints: Any, *, observe: bool, forced: Any) -> Any:
+        value = real_draw(self, choice_type, constraints, observe=observe, forced=forced)
+        return (not value) if choice_type == "boolean" else value
+
+    monkeypatch.setattr(generators._LeanData, "_draw", skewed)
+    checked, plain = StrategySource(strategy), StrategySource(strategy, checks=0)
+    rng, twin = random.Random(3), random.Random(3)
+    decoded = [checked.decode((), rng) for _ in range(40)]
+    expected = [_stock_decode(strategy, (), twin) for _ in range(40)]
+    assert [(_same(d.value, e[0]), d.choices == tuple(e[1])) for d, e in zip(decoded, expected, strict=True)] == \
+        [(True, True)] * 40
+    assert not checked._lean
+    assert any(not _same(plain.decode((), random.Random(k)).value, _stock_decode(strategy, (), random.Random(k))[0])
+               for k in range(40))  # the skew is real: unchecked, the lean decoder would have used it
