@@ -98,8 +98,11 @@ class StrategySource:
         return choice
 
     def render(self, value: Any) -> str:
-        """The value's repr (a Python literal for the common cases)."""
-        return repr(value)
+        """The value's repr (a Python literal for the common cases); a placeholder when repr fails."""
+        try:
+            return repr(value)
+        except Exception as exc:  # noqa: BLE001 - e.g. RecursionError on nesting deeper than the recursion limit
+            return f"<{type(value).__qualname__} with no repr: {type(exc).__name__}>"
 
     def to_bytes(self, choices: Sequence[Choice]) -> bytes:
         """Hypothesis' own serialization of a choice sequence."""

@@ -27,6 +27,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ElementTree
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -42,6 +43,8 @@ DEFAULT_OUT = "mu2py-corpus"
 DEFAULT_TIME = "60s"
 # inputs drawn to check that a function's original gives the same outcome twice
 DETERMINISM_DRAWS = 5
+# under --time, the share of the budget the determinism check may take (it counts against the fuzzing time)
+DETERMINISM_SHARE = 0.1
 
 
 @dataclass
@@ -82,10 +85,11 @@ def function_folder(out: Path, qualname: str) -> Path:
 
 def _spec_of(module: str, function: str, strategies: str | None, constants: bool) -> Any:
     from mu2py.driver import import_module
-    from mu2py.signatures import infer, load_strategies
+    from mu2py.signatures import infer_named, load_strategies
 
     load_strategies(strategies)
-    return infer(module, function, getattr(import_module(module), function), constants=constants)
+    import_module(module)
+    return infer_named(module, function, constants=constants)
 
 
 def run_function(unit: dict[str, Any]) -> dict[str, Any]:
@@ -151,7 +155,9 @@ def record(spec: Any, folder: Path) -> Any:
         if decoded is None:
             found.notes.append(f"{name}: no longer decodes to an input (strategy changed?)")
             continue
-        text = repr(decoded.value)
+        text = source.render(decoded.value)
+        if text.startswith("<") and "with no repr" in text:
+            text = source.to_bytes(decoded.choices).hex()  # no repr (nested too deep): one case per choice sequence
         if text in seen:
             continue
         seen.add(text)
@@ -220,18 +226,29 @@ def _inference_table(specs: list[Any]) -> Table:
             table.add_row(spec.qualname, "no", spec.skipped)
         else:
             params = ", ".join(f"{p.name}{'?' if p.optional else ''}: {p.how}" for p in spec.params) or "(none)"
+            if spec.init_params:
+                init = ", ".join(f"{p.name}{'?' if p.optional else ''}: {p.how}" for p in spec.init_params)
+                params = f"instance: {spec.owner}({init}); {params}"
             extra = "; ".join(spec.notes)
             table.add_row(spec.qualname, "yes", params + (f" ({extra})" if extra else ""))
     return table
 
 
-def _check_determinism(specs: list[Any], seed: int) -> None:
+def _check_determinism(specs: list[Any], seed: int, seconds: float | None = None) -> None:
+    """Leave out the functions whose original gives two different outcomes on one of DETERMINISM_DRAWS inputs.
+
+    With `seconds`, the check stops drawing for a function once the phase has used its
+    share of `seconds` (every function gets at least one input); without it, every run is
+    still bounded by ORIGINAL_TIMEOUT and every comparison by the oracle's node bound.
+    """
+    import time
+
     from mu2py.function_driver import function_target, nondeterminism
     from mu2py.generators import StrategySource
 
-    for spec in specs:
-        if spec.skipped:
-            continue
+    start = time.monotonic()
+    todo = [s for s in specs if not s.skipped]
+    for index, spec in enumerate(todo, 1):
         try:
             target = function_target(spec)
         except UserError as exc:
@@ -239,10 +256,15 @@ def _check_determinism(specs: list[Any], seed: int) -> None:
             continue
         source = StrategySource(spec.strategy)
         rng = random.Random(seed)
-        values = [d.value for d in (source.decode((), rng) for _ in range(DETERMINISM_DRAWS)) if d is not None]
-        reason = nondeterminism(target, values)
-        if reason is not None:
-            spec.skipped, spec.strategy = f"not deterministic: {reason}", None
+        for draw in range(DETERMINISM_DRAWS):
+            if draw and seconds is not None and time.monotonic() - start > seconds * index / len(todo):
+                spec.notes.append(f"determinism checked on {draw} input(s) only (time)")
+                break
+            decoded = source.decode((), rng)
+            reason = nondeterminism(target, [decoded.value]) if decoded is not None else None
+            if reason is not None:
+                spec.skipped, spec.strategy = f"not deterministic: {reason}", None
+                break
 
 
 def _command_line(args: argparse.Namespace) -> str:
@@ -263,7 +285,7 @@ def write_tests(folder: Path, by_module: dict[str, list[Any]], command: str) -> 
 
     written = []
     for module, functions in sorted(by_module.items()):
-        source, pickled = render(module, functions, command)
+        source, pickled = render(module, functions, command, reproducible="--trials" in command)
         path = folder / f"{tests_file_stem(module)}.py"
         pickle_path = path.with_suffix(".pickle")
         if pickled is not None:
@@ -275,16 +297,17 @@ def write_tests(folder: Path, by_module: dict[str, list[Any]], command: str) -> 
     return written
 
 
-def _choose(args: argparse.Namespace, console: Console) -> tuple[list[Any], list[Any], list[str]]:
+def _choose(args: argparse.Namespace, console: Console,
+            seconds: float | None = None) -> tuple[list[Any], list[Any], list[str]]:
     """Discover and infer, drop nondeterministic functions, print what is fuzzed and why the rest is not."""
     from mu2py.signatures import discover, load_strategies
 
     load_strategies(args.strategies)
     specs, notes = discover(args.target, constants=not args.no_constants)
-    named = ":" in args.target
+    named = ":" in args.target and len(specs) == 1
     if named and specs[0].skipped:
         raise UserError(f"{specs[0].qualname} cannot be fuzzed: {specs[0].skipped}")
-    _check_determinism(specs, args.seed)
+    _check_determinism(specs, args.seed, seconds * DETERMINISM_SHARE if seconds is not None else None)
     if named and specs[0].skipped:
         raise UserError(f"{specs[0].qualname} cannot be fuzzed: {specs[0].skipped}")
     for note in notes:
@@ -344,7 +367,7 @@ def _write_verified(console: Console, tests_out: Path, by_module: dict[str, list
     if failing:
         for module, functions in by_module.items():
             for fc in functions:
-                stem, tests = tests_file_stem(module), (f"test_{fc.spec.name}", f"test_{fc.spec.name}_raises")
+                stem, tests = tests_file_stem(module), (fc.spec.test_name, f"{fc.spec.test_name}_raises")
                 dropped = [c for c in fc.cases if any((stem, t, c.id) in failing for t in tests)]
                 fc.cases = [c for c in fc.cases if c not in dropped]
                 fc.notes += [f"{c.id}: failed when replayed in a fresh interpreter (depends on the process?)"
@@ -379,7 +402,20 @@ def _corpus(args: argparse.Namespace, console: Console) -> int:
     if args.trials is not None and args.trials < 1:
         raise UserError("--trials must be at least 1")
     seconds = None if args.trials is not None else parse_duration(args.time or DEFAULT_TIME)
-    specs, chosen, notes = _choose(args, console)
+    clock = time.monotonic()
+    phases: dict[str, float] = {}
+
+    def phase(name: str) -> None:
+        nonlocal clock
+        now = time.monotonic()
+        phases[name] = round(now - clock, 2)
+        clock = now
+
+    specs, chosen, notes = _choose(args, console, seconds)
+    phase("choose")
+    if seconds is not None:
+        # the budget covers finding the functions and checking them too; fuzzing gets what is left (at least half)
+        seconds = max(seconds - phases["choose"], seconds / 2)
     out = Path(args.out)
     tests_out = Path(args.tests_out) if args.tests_out else out / "tests"
     ensure_writable(out)
@@ -388,12 +424,15 @@ def _corpus(args: argparse.Namespace, console: Console) -> int:
     roots = {package_root(Path(sys.modules[s.module].__file__ or "").resolve()) for s in chosen}
     sys_path = sorted(str(r) for r in roots) + [os.getcwd()]
     outcomes = _fuzz_all(args, console, chosen, seconds, out, sys_path)
+    phase("fuzz")
     by_module: dict[str, list[Any]] = {}
     for spec in chosen:
         if not outcomes[spec.qualname].error:
             by_module.setdefault(spec.module, []).append(record(spec, function_folder(out, spec.qualname)))
+    phase("record")
     command = _command_line(args)
     files = _write_verified(console, tests_out, by_module, command, sys_path)
+    phase("write and verify")
     for functions in by_module.values():
         for fc in functions:
             outcomes[fc.spec.qualname].cases = len(fc.cases)
@@ -413,8 +452,10 @@ def _corpus(args: argparse.Namespace, console: Console) -> int:
                 scores.append(_score(label, paths, modules, module_files, sys_path, args.workers,
                                      out / "score-cache.json"))
         _print_scores(console, scores)
+        phase("score")
+    console.print("time: " + ", ".join(f"{name} {secs:.1f}s" for name, secs in phases.items()), highlight=False)
     write_json(out / "report.json", {
-        "target": args.target, "command": command, "notes": notes,
+        "target": args.target, "command": command, "notes": notes, "phases": phases,
         "functions": [{"function": s.qualname, "skipped": s.skipped} for s in specs if s.skipped]
         + [asdict(o) for o in outcomes.values()],
         "tests": [str(f) for f in files],
