@@ -56,9 +56,10 @@ class StrategySource:
             raise UserError(f"driver input source is not a Hypothesis strategy: {strategy!r}")
         self.strategy = strategy
         self.max_choices = max_choices
+        self.last_error: str | None = None  # why the latest draw that raised (not a rejection) failed
 
     def decode(self, choices: Sequence[Choice], rng: random.Random) -> Decoded | None:
-        """Replay `choices` as a prefix, then draw from `rng`; None when the strategy rejects."""
+        """Replay `choices` as a prefix, then draw from `rng`; None when the strategy rejects or raises."""
         data = ConjectureData(prefix=tuple(choices), random=rng, max_choices=self.max_choices,
                               provider=_SeededProvider)
         try:
@@ -69,6 +70,10 @@ class StrategySource:
             return None
         except HypothesisException as exc:
             raise UserError(f"the driver's strategy cannot draw: {type(exc).__name__}: {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - e.g. a builds() target rejecting its drawn arguments
+            # an input that cannot be built is a rejected draw, as for a filter: one such draw must not stop a run
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            return None
         finally:
             if not data.frozen:
                 data.freeze()

@@ -45,6 +45,8 @@ DEFAULT_TIME = "60s"
 DETERMINISM_DRAWS = 5
 # under --time, the share of the budget the determinism check may take (it counts against the fuzzing time)
 DETERMINISM_SHARE = 0.1
+# under --time, the least a function is fuzzed for, even when setting it up used up its slot
+MIN_SECONDS = 0.5
 
 
 @dataclass
@@ -106,6 +108,9 @@ def run_function(unit: dict[str, Any]) -> dict[str, Any]:
         config = FuzzConfig(**unit["config"])
         fuzzer = Fuzzer(target, config)
         fuzzer.resume()
+        if unit.get("ends") is not None:
+            # the time left in this function's slot of the budget, after building its mutants
+            config.seconds = max(unit["ends"] - time.time(), MIN_SECONDS)
         result = fuzzer.run()
     except UserError as exc:  # sent back as data: the parent reports it next to the function
         return {"error": str(exc)}
@@ -330,11 +335,16 @@ def _fuzz_all(args: argparse.Namespace, console: Console, chosen: list[Any], sec
 
     per_trials, per_seconds = split_budget(args.trials, seconds, len(chosen), args.workers)
     units = []
-    for spec, trials in zip(chosen, per_trials, strict=True):
+    start, rounds = time.time(), -(-len(chosen) // args.workers)
+    for index, (spec, trials) in enumerate(zip(chosen, per_trials, strict=True)):
         config = FuzzConfig(trials=trials, seconds=per_seconds, seed=args.seed,
                             out=function_folder(out, spec.qualname), timeout=args.timeout)
+        # under --time, each function's slot ends at a fixed wall-clock time, so that setting up a function
+        # (copying and mutating its module) comes out of its slot and the phase ends near the budget
+        ends = start + seconds * (index // args.workers + 1) / rounds if seconds is not None else None
         units.append({"module": spec.module, "function": spec.name, "strategies": args.strategies,
-                      "constants": not args.no_constants, "sys_path": sys_path, "config": asdict(config)})
+                      "constants": not args.no_constants, "sys_path": sys_path, "config": asdict(config),
+                      "ends": ends})
     outcomes = {s.qualname: Outcome(s.qualname) for s in chosen}
     budget = f"{args.trials} trials" if args.trials is not None else f"{seconds:g}s"
     console.print(f"fuzzing {len(chosen)} functions ({budget} in all, {args.workers} worker(s)) into {out}")

@@ -39,7 +39,7 @@ from mu2py.driver import import_module
 from mu2py.errors import UserError
 
 # a parameter strategy is tried on this many draws before the function is fuzzed with it
-PROBE_DRAWS = 5
+PROBE_DRAWS = 20
 # module names that are entry points or test code, not the package's API
 _NOT_API = ("__main__", "conftest", "setup", "tests", "test")
 _SCALARS = (bool, int, float, str, bytes, complex)
@@ -219,7 +219,8 @@ def public_classes(module: types.ModuleType) -> list[tuple[str, type]]:
     """
     found = []
     for name, obj in vars(module).items():
-        if name.startswith("_") or not isinstance(obj, type) or obj.__module__ != module.__name__:
+        if name.startswith("_") or not isinstance(obj, type) or obj.__module__ != module.__name__ \
+                or name != obj.__name__:  # an alias (semver's VersionInfo = Version) is the same class
             continue
         if issubclass(obj, (BaseException, enum.Enum)) or getattr(obj, "_is_protocol", False) \
                 or inspect.isabstract(obj):
@@ -308,19 +309,22 @@ def _hints(fn: Callable[..., Any], notes: list[str]) -> dict[str, Any]:
 
 
 def probe(strategy: SearchStrategy[Any], draws: int = PROBE_DRAWS, seed: int = 0) -> str | None:
-    """Why `strategy` cannot draw (None when `draws` draws from a seeded rng all work or are rejected)."""
+    """Why `strategy` cannot draw: None when one of `draws` draws from a seeded rng works, or all are rejected.
+
+    A draw that raises (a `builds()` target refusing its arguments) is rejected; only a
+    strategy whose every draw raises is refused, with the last error.
+    """
     from mu2py.generators import StrategySource
 
     source = StrategySource(strategy)
     rng = random.Random(seed)
     for _ in range(draws):
         try:
-            source.decode((), rng)
+            if source.decode((), rng) is not None:
+                return None
         except UserError as exc:
             return str(exc).replace("the driver's strategy cannot draw: ", "")
-        except Exception as exc:  # noqa: BLE001 - a user strategy or a builds() target may raise anything
-            return f"{type(exc).__name__}: {exc}"
-    return None
+    return source.last_error
 
 
 def module_constants(module: str) -> dict[type, tuple[Any, ...]]:
