@@ -80,6 +80,19 @@ def split_budget(trials: int | None, seconds: float | None, functions: int,
     return per_trials, per_seconds
 
 
+def slot_ends(start: float, seconds: float | None, functions: int, workers: int) -> list[float | None]:
+    """Per function (in dispatch order), the wall-clock time its fuzzing should end by, under a time budget.
+
+    Functions run in rounds of `workers`; round k ends at start + seconds * (k + 1) / rounds,
+    so setting a function up (copying and mutating its module) comes out of its own slot
+    and the last round ends at `start + seconds`, whatever the setups cost before it.
+    """
+    if seconds is None:
+        return [None] * functions
+    rounds = -(-functions // workers)
+    return [start + seconds * (index // workers + 1) / rounds for index in range(functions)]
+
+
 def function_folder(out: Path, qualname: str) -> Path:
     """Where the fuzzing of one function writes (a complete `mu2py fuzz` output)."""
     return out / qualname
@@ -335,16 +348,13 @@ def _fuzz_all(args: argparse.Namespace, console: Console, chosen: list[Any], sec
 
     per_trials, per_seconds = split_budget(args.trials, seconds, len(chosen), args.workers)
     units = []
-    start, rounds = time.time(), -(-len(chosen) // args.workers)
-    for index, (spec, trials) in enumerate(zip(chosen, per_trials, strict=True)):
+    ends = slot_ends(time.time(), seconds, len(chosen), args.workers)
+    for spec, trials, end in zip(chosen, per_trials, ends, strict=True):
         config = FuzzConfig(trials=trials, seconds=per_seconds, seed=args.seed,
                             out=function_folder(out, spec.qualname), timeout=args.timeout)
-        # under --time, each function's slot ends at a fixed wall-clock time, so that setting up a function
-        # (copying and mutating its module) comes out of its slot and the phase ends near the budget
-        ends = start + seconds * (index // args.workers + 1) / rounds if seconds is not None else None
         units.append({"module": spec.module, "function": spec.name, "strategies": args.strategies,
                       "constants": not args.no_constants, "sys_path": sys_path, "config": asdict(config),
-                      "ends": ends})
+                      "ends": end})
     outcomes = {s.qualname: Outcome(s.qualname) for s in chosen}
     budget = f"{args.trials} trials" if args.trials is not None else f"{seconds:g}s"
     console.print(f"fuzzing {len(chosen)} functions ({budget} in all, {args.workers} worker(s)) into {out}")
@@ -445,8 +455,8 @@ def _corpus(args: argparse.Namespace, console: Console) -> int:
     phase("write and verify")
     for functions in by_module.values():
         for fc in functions:
-            outcomes[fc.spec.qualname].cases = len(fc.cases)
-            outcomes[fc.spec.qualname].notes = list(fc.notes)
+            outcomes[fc.spec.qualname].cases = fc.written
+            outcomes[fc.spec.qualname].notes = [*fc.notes, *fc.left_out]
     console.print(_outcome_table(f"regression corpus of {args.target}", outcomes))
     console.print(f"tests: {', '.join(str(f) for f in files) or '(none)'}", highlight=False)
     scores: list[dict[str, Any]] = []

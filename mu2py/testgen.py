@@ -52,6 +52,9 @@ class FunctionCases:
     spec: FunctionSpec
     cases: list[Case] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # set by `render`: how many cases it wrote, and why it left the others out
+    written: int = 0
+    left_out: list[str] = field(default_factory=list)
 
 
 def literal(value: Any, depth: int = 0) -> str | None:
@@ -287,6 +290,7 @@ def _function_source(fc: FunctionCases, mod: _Module) -> list[str]:
         returned += _param([(arguments, args_ref), (expected, expected_ref)], case.id, shown)
     setup, call = _call(spec, mod)
     count = sum(1 for line in (*returned, *raised) if line.lstrip().startswith("pytest.param"))
+    fc.written, fc.left_out = count, notes[len(fc.notes):]
     lines = ["", "", f"# {spec.qualname}: {count} case{'' if count == 1 else 's'}"]
     for note in notes:
         lines += [f"# {line}" for line in textwrap.wrap(f"left out {note}", WIDTH - 2, subsequent_indent="  ")]

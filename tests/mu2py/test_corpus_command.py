@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
+import mu2py
 from mu2py.cli import main
 from mu2py.signatures import REGISTRY, FunctionSpec, Param, infer, strategy_for
 from mu2py.testgen import Case, FunctionCases, literal, render
@@ -42,7 +43,9 @@ def project(tmp_path_factory):
 
 
 def _corpus(root, *args):
+    # the mu2py under test (a worktree's, not the installed one), and nothing else of the caller's path
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(Path(mu2py.__file__).resolve().parents[1])
     proc = subprocess.run([sys.executable, "-m", "mu2py", "corpus", *args], cwd=root, capture_output=True,
                           text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr + proc.stdout
@@ -137,7 +140,7 @@ def in_process(project, monkeypatch):
     (["sample_pkg.text:shout"], "sample_pkg.text.shout cannot be fuzzed: parameter 'message': no type hint"),
     (["sample_pkg.text:jitter"], "not deterministic"),
     (["sample_pkg.text:nope"], "no function 'nope' in module 'sample_pkg.text'"),
-    (["sample_pkg.core"], "no function of sample_pkg.core can be fuzzed"),
+    (["sample_pkg.core:Counter.value"], "no public method 'Counter.value' in module 'sample_pkg.core'"),
     (["a:b:c"], "expected PKG[.module][:function]"),
     (["sample_pkg.text", "--strategies", "no_such_strategies"], "no module named 'no_such_strategies'"),
     (["sample_pkg.text", "--trials", "0"], "--trials must be at least 1"),
