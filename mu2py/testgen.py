@@ -119,15 +119,16 @@ def _as_literal(value: Any) -> str | None:
     return text if literal(back) == text and compare(back, value) is True else None
 
 
-def pretty(value: Any, indent: int, width: int = WIDTH) -> str:
+def pretty(value: Any, indent: int, width: int = WIDTH, first: int = 0) -> str:
     """`literal(value)` wrapped so that its lines fit in `width` from column `indent` where they can.
 
     Containers put one item per line, long strings and bytes become implicitly concatenated
-    pieces in parentheses; the text evaluates to the same value as `literal(value)`.
+    pieces in parentheses; the text evaluates to the same value as `literal(value)`. The
+    first line starts `first` columns further right (after a dict key).
     """
     text = literal(value)
     assert text is not None
-    if indent + len(text) <= width:
+    if indent + first + len(text) <= width:
         return text
     pad, end = " " * (indent + 4), " " * indent
     kind = type(value)
@@ -150,7 +151,7 @@ def pretty(value: Any, indent: int, width: int = WIDTH) -> str:
         lines = []
         for k, v in value.items():
             key = literal(k)
-            lines.append(f"{pad}{key}: {pretty(v, indent + 4, width)},\n")
+            lines.append(f"{pad}{key}: {pretty(v, indent + 4, width, first=len(key or '') + 2)},\n")
         return "{\n" + "".join(lines) + end + "}"
     return text
 
@@ -190,7 +191,11 @@ class _Module:
         names: dict[str, list[str]] = {}
         for (module, name), local in sorted(self.imports.items()):
             names.setdefault(module, []).append(name if local == name else f"{name} as {local}")
-        return [f"from {module} import {', '.join(items)}" for module, items in names.items()]
+        lines = []
+        for module, items in names.items():
+            line = f"from {module} import {', '.join(items)}"
+            lines += [line] if len(line) <= WIDTH else [f"from {module} import (", *(f"    {i}," for i in items), ")"]
+        return lines
 
     def value(self, value: Any, label: str, *, must_equal: bool) -> tuple[Any, str | None, str | None]:
         """How to write `value`: (the value for `pretty`, or _NOTHING and a pickle lookup) and why neither, if so.

@@ -83,7 +83,8 @@ def test_huge_values_are_left_out_and_long_ones_wrapped():
 
 @pytest.mark.parametrize("value", [
     "x" * 500, b"\x00" * 300, ["a" * 120, {"k": ("b" * 130,)}], {"s": {"c" * 200, "d"}}, [1.5] * 80,
-], ids=["str", "bytes", "nested", "set", "floats"])
+    {"a_long_key_name": ["x" * 20] * 4},
+], ids=["str", "bytes", "nested", "set", "floats", "dict"])
 def test_pretty_wraps_and_evaluates_back(value):
     text = pretty(value, 12)
     assert literal(evaluate(text)) == literal(value) and "\n" in text
