@@ -2,12 +2,14 @@
 
 Steps, in order:
 
-1. find the public functions (`mu2py.signatures`) and infer an argument strategy for each;
-   report every function left out and why;
+1. find the public functions and the public methods of public classes (`mu2py.signatures`)
+   and infer an argument strategy for each; report every function left out and why;
 2. run each original twice on a few drawn inputs: a function whose runs differ cannot be its
    own oracle and is left out (unless `strategy_for(..., key=...)` names what to compare);
 3. fuzz each function (`Fuzzer`, unchanged) with the budget split evenly, into
    `OUT/<module>.<function>/`; with `--workers N` the functions fan out over N processes;
+   under `--time`, steps 1-2 come out of the budget and each function fuzzes until its
+   slot's fixed end (`slot_ends`); the time of every phase is printed and reported;
 4. replay every saved input (corpus and failures) on the original and record what it
    returned or raised;
 5. write one pytest module per package module into `--tests-out` (atomically), run it once
@@ -15,7 +17,8 @@ Steps, in order:
 6. score by mutation (`mu2py.score`): the generated tests alone and, with `--suite`, the
    package's own suite, both together, and the union of what either kills alone.
 
-The same seed and `--trials` give the same test files.
+The same seed and `--trials` give the same test files (a `--time` budget does not, and the
+files' header says so).
 """
 
 from __future__ import annotations

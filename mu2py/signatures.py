@@ -402,7 +402,7 @@ def _param_strategy(param: inspect.Parameter, hint: Any, override: Override | No
             failure = probe(strategy)
             if failure is None:
                 iterable = typing.get_origin(hint) in (abc.Iterable, abc.Iterator, abc.Generator)
-                how = f"{'lists for' if iterable else 'from_type'}({_hint_name(hint)})"
+                how = f"lists for {_hint_name(hint)}" if iterable else f"from_type({_hint_name(hint)})"
                 return _with_constants(strategy, hint, how, constants)
             why = f"its type hint {_hint_name(hint)} cannot be drawn: {failure}"
     else:
@@ -416,7 +416,7 @@ def _param_strategy(param: inspect.Parameter, hint: Any, override: Override | No
 
 
 def _hint_name(hint: Any) -> str:
-    return hint.__name__ if isinstance(hint, type) else repr(hint).replace("typing.", "")
+    return hint.__name__ if isinstance(hint, type) else repr(hint).replace("typing.", "").replace("collections.abc.", "")
 
 
 def _arguments(fn: Callable[..., Any], override: Override | None, pool: dict[type, tuple[Any, ...]],
