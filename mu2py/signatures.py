@@ -416,7 +416,9 @@ def _param_strategy(param: inspect.Parameter, hint: Any, override: Override | No
 
 
 def _hint_name(hint: Any) -> str:
-    return hint.__name__ if isinstance(hint, type) else repr(hint).replace("typing.", "").replace("collections.abc.", "")
+    if isinstance(hint, type):
+        return hint.__name__
+    return repr(hint).replace("typing.", "").replace("collections.abc.", "")
 
 
 def _arguments(fn: Callable[..., Any], override: Override | None, pool: dict[type, tuple[Any, ...]],
