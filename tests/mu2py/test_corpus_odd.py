@@ -15,8 +15,6 @@ from pathlib import Path
 import pytest
 
 import mu2py
-from mu2py.regression import slot_ends
-from mu2py.testgen import MAX_STORED, WIDTH
 
 ODD = Path(__file__).resolve().parents[1] / "data" / "corpus_odd"
 
@@ -69,6 +67,8 @@ def test_generated_tests_pass_in_a_fresh_interpreter(odd_run):
 
 
 def test_generated_files_are_ones_a_person_would_commit(odd_run):
+    from mu2py.testgen import MAX_STORED, WIDTH
+
     root, _, _ = odd_run
     tests = root / "out" / "tests"
     for path in tests.glob("*.py"):
@@ -82,6 +82,8 @@ def test_generated_files_are_ones_a_person_would_commit(odd_run):
 
 
 def test_time_budget_slots_end_at_the_budget():
+    from mu2py.regression import slot_ends
+
     assert slot_ends(100.0, None, 2, 1) == [None, None]
     assert slot_ends(100.0, 30.0, 3, 1) == [110.0, 120.0, 130.0]
     assert slot_ends(100.0, 30.0, 3, 2) == [115.0, 115.0, 130.0]
