@@ -16,11 +16,11 @@ from collections.abc import Callable
 from typing import Any
 
 from mu2py.driver import Driver, import_module
-from mu2py.engine.oracle import default_compare
+from mu2py.engine.oracle import default_compare, identity_free_repr
 from mu2py.engine.runs import RunResult, Status, run
 from mu2py.errors import UserError
 from mu2py.mutants.loader import compile_module
-from mu2py.signatures import FunctionSpec
+from mu2py.signatures import SELF, FunctionSpec
 from mu2py.target import Target, TargetModule, read_module
 
 DRIVER_FUNCTION = "drive"
@@ -37,14 +37,30 @@ def resolve_key(path: str) -> Callable[[Any], Any]:
     return fn  # type: ignore[no-any-return]
 
 
-def bind(module: types.ModuleType, name: str, positional: tuple[str, ...], key: str | None) -> Callable[[Any], Any]:
-    """A one-argument driver: `module.<name>(*positional values, **other arguments)`, through `key` if given."""
+def bind(module: types.ModuleType, name: str, positional: tuple[str, ...], key: str | None,
+         init_positional: tuple[str, ...] = ()) -> Callable[[Any], Any]:
+    """A one-argument driver calling `module.<name>` on an argument dict, through `key` if given.
+
+    `name` is a function, or `Class.method`: a class or static method is called on the
+    class; an instance method on an instance built from the constructor arguments under
+    SELF (`Class(*init positional values, **other init arguments)`), on every call.
+    """
     key_fn = resolve_key(key) if key else None
+    owner, _, attr = name.rpartition(".")
 
     def drive(arguments: dict[str, Any]) -> Any:
-        fn = getattr(module, name)  # at call time: the function of this copy of the module
+        # looked up at call time: the function (or class) of this copy of the module
+        if not owner:
+            fn = getattr(module, attr)
+        elif SELF in arguments:
+            init = arguments[SELF]
+            instance = getattr(module, owner)(*[init[p] for p in init_positional],
+                                              **{k: v for k, v in init.items() if k not in init_positional})
+            fn = getattr(instance, attr)
+        else:
+            fn = getattr(getattr(module, owner), attr)
         args = [arguments[p] for p in positional]
-        output = fn(*args, **{k: v for k, v in arguments.items() if k not in positional})
+        output = fn(*args, **{k: v for k, v in arguments.items() if k not in positional and k != SELF})
         return key_fn(output) if key_fn is not None else output
 
     return drive
@@ -53,7 +69,7 @@ def bind(module: types.ModuleType, name: str, positional: tuple[str, ...], key: 
 def driver_name(spec: FunctionSpec) -> str:
     """A top-level module name for the function's driver, unique per function (no parent package to wire)."""
     digest = hashlib.sha256(spec.qualname.encode()).hexdigest()[:8]
-    return f"_mu2py_corpus_driver_{spec.name}_{digest}"
+    return f"_mu2py_corpus_driver_{spec.name.replace('.', '_')}_{digest}"
 
 
 def driver_source(spec: FunctionSpec) -> str:
@@ -63,7 +79,7 @@ def driver_source(spec: FunctionSpec) -> str:
         "import importlib\n\n"
         "from mu2py.function_driver import bind\n\n"
         f"{DRIVER_FUNCTION} = bind(importlib.import_module({spec.module!r}), {spec.name!r}, "
-        f"{spec.positional!r}, {spec.key!r})\n"
+        f"{spec.positional!r}, {spec.key!r}, {spec.init_positional!r})\n"
     )
 
 
@@ -107,7 +123,7 @@ def nondeterminism(target: Target, values: list[Any]) -> str | None:
         if first.status is Status.TIMEOUT or second.status is Status.TIMEOUT:
             continue
         if first.status != second.status or first.exc_type != second.exc_type:
-            return f"two runs on {value!r} ended differently ({first.exc_type or 'returned'} vs " \
+            return f"two runs on {_short(value)} ended differently ({first.exc_type or 'returned'} vs " \
                    f"{second.exc_type or 'returned'})"
         try:
             same = first.status is Status.EXCEPTION or default_compare(first.output, second.output)
@@ -120,5 +136,5 @@ def nondeterminism(target: Target, values: list[Any]) -> str | None:
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
+    text = identity_free_repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -216,8 +216,10 @@ class Fuzzer:
         s = self.stats
         if original is None:
             if s.valid == 0 and s.invalid >= SANITY_TRIALS and not self.corpus.entries:
+                error = getattr(self.source, "last_error", None)
+                why = f"the last draw raised {error}" if error else "filter or assume too strict?"
                 raise UserError(f"the driver's strategy drew no input in {s.invalid} tries: "
-                                "it rejects everything (filter or assume too strict?)")
+                                f"it rejects everything ({why})")
             return
         if original.status is Status.OK:
             self._succeeded = True

@@ -321,9 +321,10 @@ class StrategySource:
         # ConjectureData (same choices, same rng use), and any disagreement or error switches to stock for good
         self._unchecked = checks
         self._lean = True
+        self.last_error: str | None = None  # why the latest draw that raised (not a rejection) failed
 
     def decode(self, choices: Sequence[Choice], rng: random.Random) -> Decoded | None:
-        """Replay `choices` as a prefix, then draw from `rng`; None when the strategy rejects."""
+        """Replay `choices` as a prefix, then draw from `rng`; None when the strategy rejects or raises."""
         if not self._lean:
             return self._decode(ConjectureData, choices, rng)
         if not self._unchecked:
@@ -356,6 +357,10 @@ class StrategySource:
             return None
         except HypothesisException as exc:
             raise UserError(f"the driver's strategy cannot draw: {type(exc).__name__}: {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - e.g. a builds() target rejecting its drawn arguments
+            # an input that cannot be built is a rejected draw, as for a filter: one such draw must not stop a run
+            self.last_error = f"{type(exc).__name__}: {exc}"
+            return None
         finally:
             if not data.frozen:
                 data.freeze()
@@ -385,8 +390,11 @@ class StrategySource:
         return choice
 
     def render(self, value: Any) -> str:
-        """The value's repr (a Python literal for the common cases)."""
-        return repr(value)
+        """The value's repr (a Python literal for the common cases); a placeholder when repr fails."""
+        try:
+            return repr(value)
+        except Exception as exc:  # noqa: BLE001 - e.g. RecursionError on nesting deeper than the recursion limit
+            return f"<{type(value).__qualname__} with no repr: {type(exc).__name__}>"
 
     def to_bytes(self, choices: Sequence[Choice]) -> bytes:
         """Hypothesis' own serialization of a choice sequence."""

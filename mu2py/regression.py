@@ -2,12 +2,14 @@
 
 Steps, in order:
 
-1. find the public functions (`mu2py.signatures`) and infer an argument strategy for each;
-   report every function left out and why;
+1. find the public functions and the public methods of public classes (`mu2py.signatures`)
+   and infer an argument strategy for each; report every function left out and why;
 2. run each original twice on a few drawn inputs: a function whose runs differ cannot be its
    own oracle and is left out (unless `strategy_for(..., key=...)` names what to compare);
 3. fuzz each function (`Fuzzer`, unchanged) with the budget split evenly, into
    `OUT/<module>.<function>/`; with `--workers N` the functions fan out over N processes;
+   under `--time`, steps 1-2 come out of the budget and each function fuzzes until its
+   slot's fixed end (`slot_ends`); the time of every phase is printed and reported;
 4. replay every saved input (corpus and failures) on the original and record what it
    returned or raised;
 5. write one pytest module per package module into `--tests-out` (atomically), run it once
@@ -15,7 +17,8 @@ Steps, in order:
 6. score by mutation (`mu2py.score`): the generated tests alone and, with `--suite`, the
    package's own suite, both together, and the union of what either kills alone.
 
-The same seed and `--trials` give the same test files.
+The same seed and `--trials` give the same test files (a `--time` budget does not, and the
+files' header says so).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import random
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ElementTree
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -42,6 +46,10 @@ DEFAULT_OUT = "mu2py-corpus"
 DEFAULT_TIME = "60s"
 # inputs drawn to check that a function's original gives the same outcome twice
 DETERMINISM_DRAWS = 5
+# under --time, the share of the budget the determinism check may take (it counts against the fuzzing time)
+DETERMINISM_SHARE = 0.1
+# under --time, the least a function is fuzzed for, even when setting it up used up its slot
+MIN_SECONDS = 0.5
 
 
 @dataclass
@@ -75,6 +83,19 @@ def split_budget(trials: int | None, seconds: float | None, functions: int,
     return per_trials, per_seconds
 
 
+def slot_ends(start: float, seconds: float | None, functions: int, workers: int) -> list[float | None]:
+    """Per function (in dispatch order), the wall-clock time its fuzzing should end by, under a time budget.
+
+    Functions run in rounds of `workers`; round k ends at start + seconds * (k + 1) / rounds,
+    so setting a function up (copying and mutating its module) comes out of its own slot
+    and the last round ends at `start + seconds`, whatever the setups cost before it.
+    """
+    if seconds is None:
+        return [None] * functions
+    rounds = -(-functions // workers)
+    return [start + seconds * (index // workers + 1) / rounds for index in range(functions)]
+
+
 def function_folder(out: Path, qualname: str) -> Path:
     """Where the fuzzing of one function writes (a complete `mu2py fuzz` output)."""
     return out / qualname
@@ -82,10 +103,11 @@ def function_folder(out: Path, qualname: str) -> Path:
 
 def _spec_of(module: str, function: str, strategies: str | None, constants: bool) -> Any:
     from mu2py.driver import import_module
-    from mu2py.signatures import infer, load_strategies
+    from mu2py.signatures import infer_named, load_strategies
 
     load_strategies(strategies)
-    return infer(module, function, getattr(import_module(module), function), constants=constants)
+    import_module(module)
+    return infer_named(module, function, constants=constants)
 
 
 def run_function(unit: dict[str, Any]) -> dict[str, Any]:
@@ -102,6 +124,9 @@ def run_function(unit: dict[str, Any]) -> dict[str, Any]:
         config = FuzzConfig(**unit["config"])
         fuzzer = Fuzzer(target, config)
         fuzzer.resume()
+        if unit.get("ends") is not None:
+            # the time left in this function's slot of the budget, after building its mutants
+            config.seconds = max(unit["ends"] - time.time(), MIN_SECONDS)
         result = fuzzer.run()
     except UserError as exc:  # sent back as data: the parent reports it next to the function
         return {"error": str(exc)}
@@ -151,7 +176,9 @@ def record(spec: Any, folder: Path) -> Any:
         if decoded is None:
             found.notes.append(f"{name}: no longer decodes to an input (strategy changed?)")
             continue
-        text = repr(decoded.value)
+        text = source.render(decoded.value)
+        if text.startswith("<") and "with no repr" in text:
+            text = source.to_bytes(decoded.choices).hex()  # no repr (nested too deep): one case per choice sequence
         if text in seen:
             continue
         seen.add(text)
@@ -220,18 +247,29 @@ def _inference_table(specs: list[Any]) -> Table:
             table.add_row(spec.qualname, "no", spec.skipped)
         else:
             params = ", ".join(f"{p.name}{'?' if p.optional else ''}: {p.how}" for p in spec.params) or "(none)"
+            if spec.init_params:
+                init = ", ".join(f"{p.name}{'?' if p.optional else ''}: {p.how}" for p in spec.init_params)
+                params = f"instance: {spec.owner}({init}); {params}"
             extra = "; ".join(spec.notes)
             table.add_row(spec.qualname, "yes", params + (f" ({extra})" if extra else ""))
     return table
 
 
-def _check_determinism(specs: list[Any], seed: int) -> None:
+def _check_determinism(specs: list[Any], seed: int, seconds: float | None = None) -> None:
+    """Leave out the functions whose original gives two different outcomes on one of DETERMINISM_DRAWS inputs.
+
+    With `seconds`, the check stops drawing for a function once the phase has used its
+    share of `seconds` (every function gets at least one input); without it, every run is
+    still bounded by ORIGINAL_TIMEOUT and every comparison by the oracle's node bound.
+    """
+    import time
+
     from mu2py.function_driver import function_target, nondeterminism
     from mu2py.generators import StrategySource
 
-    for spec in specs:
-        if spec.skipped:
-            continue
+    start = time.monotonic()
+    todo = [s for s in specs if not s.skipped]
+    for index, spec in enumerate(todo, 1):
         try:
             target = function_target(spec)
         except UserError as exc:
@@ -239,10 +277,15 @@ def _check_determinism(specs: list[Any], seed: int) -> None:
             continue
         source = StrategySource(spec.strategy)
         rng = random.Random(seed)
-        values = [d.value for d in (source.decode((), rng) for _ in range(DETERMINISM_DRAWS)) if d is not None]
-        reason = nondeterminism(target, values)
-        if reason is not None:
-            spec.skipped, spec.strategy = f"not deterministic: {reason}", None
+        for draw in range(DETERMINISM_DRAWS):
+            if draw and seconds is not None and time.monotonic() - start > seconds * index / len(todo):
+                spec.notes.append(f"determinism checked on {draw} input(s) only (time)")
+                break
+            decoded = source.decode((), rng)
+            reason = nondeterminism(target, [decoded.value]) if decoded is not None else None
+            if reason is not None:
+                spec.skipped, spec.strategy = f"not deterministic: {reason}", None
+                break
 
 
 def _command_line(args: argparse.Namespace) -> str:
@@ -263,7 +306,7 @@ def write_tests(folder: Path, by_module: dict[str, list[Any]], command: str) -> 
 
     written = []
     for module, functions in sorted(by_module.items()):
-        source, pickled = render(module, functions, command)
+        source, pickled = render(module, functions, command, reproducible="--trials" in command)
         path = folder / f"{tests_file_stem(module)}.py"
         pickle_path = path.with_suffix(".pickle")
         if pickled is not None:
@@ -275,16 +318,17 @@ def write_tests(folder: Path, by_module: dict[str, list[Any]], command: str) -> 
     return written
 
 
-def _choose(args: argparse.Namespace, console: Console) -> tuple[list[Any], list[Any], list[str]]:
+def _choose(args: argparse.Namespace, console: Console,
+            seconds: float | None = None) -> tuple[list[Any], list[Any], list[str]]:
     """Discover and infer, drop nondeterministic functions, print what is fuzzed and why the rest is not."""
     from mu2py.signatures import discover, load_strategies
 
     load_strategies(args.strategies)
     specs, notes = discover(args.target, constants=not args.no_constants)
-    named = ":" in args.target
+    named = ":" in args.target and len(specs) == 1
     if named and specs[0].skipped:
         raise UserError(f"{specs[0].qualname} cannot be fuzzed: {specs[0].skipped}")
-    _check_determinism(specs, args.seed)
+    _check_determinism(specs, args.seed, seconds * DETERMINISM_SHARE if seconds is not None else None)
     if named and specs[0].skipped:
         raise UserError(f"{specs[0].qualname} cannot be fuzzed: {specs[0].skipped}")
     for note in notes:
@@ -307,11 +351,13 @@ def _fuzz_all(args: argparse.Namespace, console: Console, chosen: list[Any], sec
 
     per_trials, per_seconds = split_budget(args.trials, seconds, len(chosen), args.workers)
     units = []
-    for spec, trials in zip(chosen, per_trials, strict=True):
+    ends = slot_ends(time.time(), seconds, len(chosen), args.workers)
+    for spec, trials, end in zip(chosen, per_trials, ends, strict=True):
         config = FuzzConfig(trials=trials, seconds=per_seconds, seed=args.seed,
                             out=function_folder(out, spec.qualname), timeout=args.timeout)
         units.append({"module": spec.module, "function": spec.name, "strategies": args.strategies,
-                      "constants": not args.no_constants, "sys_path": sys_path, "config": asdict(config)})
+                      "constants": not args.no_constants, "sys_path": sys_path, "config": asdict(config),
+                      "ends": end})
     outcomes = {s.qualname: Outcome(s.qualname) for s in chosen}
     budget = f"{args.trials} trials" if args.trials is not None else f"{seconds:g}s"
     console.print(f"fuzzing {len(chosen)} functions ({budget} in all, {args.workers} worker(s)) into {out}")
@@ -344,7 +390,7 @@ def _write_verified(console: Console, tests_out: Path, by_module: dict[str, list
     if failing:
         for module, functions in by_module.items():
             for fc in functions:
-                stem, tests = tests_file_stem(module), (f"test_{fc.spec.name}", f"test_{fc.spec.name}_raises")
+                stem, tests = tests_file_stem(module), (fc.spec.test_name, f"{fc.spec.test_name}_raises")
                 dropped = [c for c in fc.cases if any((stem, t, c.id) in failing for t in tests)]
                 fc.cases = [c for c in fc.cases if c not in dropped]
                 fc.notes += [f"{c.id}: failed when replayed in a fresh interpreter (depends on the process?)"
@@ -379,7 +425,20 @@ def _corpus(args: argparse.Namespace, console: Console) -> int:
     if args.trials is not None and args.trials < 1:
         raise UserError("--trials must be at least 1")
     seconds = None if args.trials is not None else parse_duration(args.time or DEFAULT_TIME)
-    specs, chosen, notes = _choose(args, console)
+    clock = time.monotonic()
+    phases: dict[str, float] = {}
+
+    def phase(name: str) -> None:
+        nonlocal clock
+        now = time.monotonic()
+        phases[name] = round(now - clock, 2)
+        clock = now
+
+    specs, chosen, notes = _choose(args, console, seconds)
+    phase("choose")
+    if seconds is not None:
+        # the budget covers finding the functions and checking them too; fuzzing gets what is left (at least half)
+        seconds = max(seconds - phases["choose"], seconds / 2)
     out = Path(args.out)
     tests_out = Path(args.tests_out) if args.tests_out else out / "tests"
     ensure_writable(out)
@@ -388,16 +447,19 @@ def _corpus(args: argparse.Namespace, console: Console) -> int:
     roots = {package_root(Path(sys.modules[s.module].__file__ or "").resolve()) for s in chosen}
     sys_path = sorted(str(r) for r in roots) + [os.getcwd()]
     outcomes = _fuzz_all(args, console, chosen, seconds, out, sys_path)
+    phase("fuzz")
     by_module: dict[str, list[Any]] = {}
     for spec in chosen:
         if not outcomes[spec.qualname].error:
             by_module.setdefault(spec.module, []).append(record(spec, function_folder(out, spec.qualname)))
+    phase("record")
     command = _command_line(args)
     files = _write_verified(console, tests_out, by_module, command, sys_path)
+    phase("write and verify")
     for functions in by_module.values():
         for fc in functions:
-            outcomes[fc.spec.qualname].cases = len(fc.cases)
-            outcomes[fc.spec.qualname].notes = list(fc.notes)
+            outcomes[fc.spec.qualname].cases = fc.written
+            outcomes[fc.spec.qualname].notes = [*fc.notes, *fc.left_out]
     console.print(_outcome_table(f"regression corpus of {args.target}", outcomes))
     console.print(f"tests: {', '.join(str(f) for f in files) or '(none)'}", highlight=False)
     scores: list[dict[str, Any]] = []
@@ -413,8 +475,10 @@ def _corpus(args: argparse.Namespace, console: Console) -> int:
                 scores.append(_score(label, paths, modules, module_files, sys_path, args.workers,
                                      out / "score-cache.json"))
         _print_scores(console, scores)
+        phase("score")
+    console.print("time: " + ", ".join(f"{name} {secs:.1f}s" for name, secs in phases.items()), highlight=False)
     write_json(out / "report.json", {
-        "target": args.target, "command": command, "notes": notes,
+        "target": args.target, "command": command, "notes": notes, "phases": phases,
         "functions": [{"function": s.qualname, "skipped": s.skipped} for s in specs if s.skipped]
         + [asdict(o) for o in outcomes.values()],
         "tests": [str(f) for f in files],

@@ -1,9 +1,18 @@
-"""The differential oracle: does a mutant's run differ observably from the original's on one input?"""
+"""The differential oracle: does a mutant's run differ observably from the original's on one input?
+
+Outputs are compared by `==` first, then by structure (`compare`): an iterative walk over both
+values at once, so nesting deeper than the recursion limit, cycles and shared parts cost one
+visit each, and at most MAX_NODES pairs are visited. When that bound is reached the answer is
+"undecided", which the oracle counts as "not different": a mutant is never killed because its
+output was too big to compare.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import re
+import types
 from collections.abc import Callable
 from enum import Enum, StrEnum
 from typing import Any
@@ -20,50 +29,117 @@ class KillReason(StrEnum):
     CRASH = "crash"  # the process running the mutant died (os._exit, a signal, a fatal error)
 
 
-def _normalize(value: Any, depth: int = 0) -> Any:
-    """Plain data for a value, with classes named by module and qualified name.
+# pairs of values `compare` visits before it gives up with "undecided"
+MAX_NODES = 1_000_000
+_ATOMS = (str, bytes, int, bool, type(None), complex)
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_CALLABLES = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.MethodWrapperType,
+              types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType)
 
-    Copies of a module define distinct classes with the same name, so instances made by
-    a mutant never `==` the original's; comparing normalized forms compares structure.
+
+def identity_free_repr(value: Any) -> str:
+    """`repr(value)` without memory addresses (they differ between runs); the type's name if repr fails."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a broken or too deep __repr__ leaves the type as the only fact
+        cls = type(value)
+        return f"<{cls.__module__}.{cls.__qualname__}>"
+    return _ADDRESS.sub("", text)
+
+
+def _qualified(obj: Any) -> str:
+    return f"{getattr(obj, '__module__', None)}.{getattr(obj, '__qualname__', None) or getattr(obj, '__name__', '?')}"
+
+
+def shallow(value: Any) -> tuple[tuple[Any, ...], list[Any]]:
+    """One level of a value's structure: a label (plain data, equal for equal values) and its parts.
+
+    Two values are structurally equal when their labels are equal and their parts are,
+    pairwise. Classes are named by module and qualified name, since copies of a module
+    define distinct classes with the same name (a mutant's instances never `==` the
+    original's). Objects without a value of their own (functions, methods, modules,
+    classes) are labelled by name only; other objects without state by identity-free repr.
     """
-    if depth > 50:
-        return repr(value)
-    if isinstance(value, (str, bytes, int, bool, type(None))):
-        return value
+    if isinstance(value, _ATOMS):
+        return ("v", value), []
     if isinstance(value, float):
-        return ("nan",) if math.isnan(value) else value
+        return (("nan",) if math.isnan(value) else ("v", value)), []
     if isinstance(value, (list, tuple)):
-        return (type(value).__name__, [_normalize(v, depth + 1) for v in value])
+        return (type(value).__name__, len(value)), list(value)
     if isinstance(value, dict):
-        return ("dict", [(_normalize(k, depth + 1), _normalize(v, depth + 1)) for k, v in value.items()])
+        parts: list[Any] = []
+        for key, item in value.items():
+            parts += (key, item)
+        return ("dict", len(value)), parts
     if isinstance(value, (set, frozenset)):
-        return (type(value).__name__, sorted(repr(_normalize(v, depth + 1)) for v in value))
+        # unordered: members compared by their identity-free reprs, in sorted order
+        return (type(value).__name__, tuple(sorted(identity_free_repr(v) for v in value))), []
     if isinstance(value, BaseException):
-        return ("exc", type(value).__qualname__, _normalize(value.args, depth + 1))
+        return ("exc", type(value).__qualname__), [value.args]
+    if isinstance(value, types.ModuleType):
+        return ("module", value.__name__), []
+    if isinstance(value, type):
+        return ("class", _qualified(value)), []
+    if isinstance(value, _CALLABLES):
+        inner = getattr(value, "__func__", value)
+        return ("callable", type(value).__name__, _qualified(inner)), []
     cls = type(value)
-    name = f"{cls.__module__}.{cls.__qualname__}"
+    name = _qualified(cls)
     if isinstance(value, Enum):
-        return (name, value.name)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = [(f.name, _normalize(getattr(value, f.name), depth + 1)) for f in dataclasses.fields(value)]
-        return (name, fields)
+        return (name, value.name), []
+    if dataclasses.is_dataclass(value):
+        fields = dataclasses.fields(value)
+        return (name, tuple(f.name for f in fields)), [getattr(value, f.name, None) for f in fields]
     state = getattr(value, "__dict__", None)
-    if isinstance(state, dict):
-        return (name, _normalize(state, depth + 1))
-    slots = [s for c in cls.__mro__ for s in getattr(c, "__slots__", ())]
-    if slots:
-        return (name, [(s, _normalize(getattr(value, s, None), depth + 1)) for s in slots])
-    return (name, repr(value))
+    slots = [s for c in cls.__mro__ for s in getattr(c, "__slots__", ()) if s not in ("__dict__", "__weakref__")]
+    if isinstance(state, dict) or slots:
+        return (name, tuple(slots)), [state if isinstance(state, dict) else None,
+                                      *(getattr(value, s, None) for s in slots)]
+    return (name, identity_free_repr(value)), []
 
 
-def default_compare(original: Any, mutant: Any) -> bool:
-    """Equal by `==`, or else by structure (see `_normalize`)."""
+def compare(original: Any, mutant: Any, max_nodes: int = MAX_NODES) -> bool | None:
+    """True when the values are equal (by `==` or by structure), False when they differ, None when undecided.
+
+    Linear in the size of the values (each pair of parts is visited once, so cycles end),
+    with no recursion (so no depth limit), and bounded by `max_nodes` visits.
+    """
     try:
         if original == mutant:
             return True
-    except Exception:  # noqa: BLE001 - a broken __eq__ falls back to structure
+    except Exception:  # noqa: BLE001 - a broken __eq__ or a RecursionError on deep values: compare by structure
         pass
-    return bool(_normalize(original) == _normalize(mutant))
+    stack = [(original, mutant)]
+    seen: set[tuple[int, int]] = set()
+    keep: list[Any] = []  # the parts visited stay alive, so that their ids in `seen` are not reused
+    visits = 0
+    while stack:
+        a, b = stack.pop()
+        visits += 1
+        if visits > max_nodes:
+            return None
+        label_a, parts_a = shallow(a)
+        label_b, parts_b = shallow(b)
+        try:
+            same = bool(label_a == label_b)
+        except Exception:  # noqa: BLE001 - an atom whose == raises (a str subclass...) decides: different
+            same = False
+        if not same or len(parts_a) != len(parts_b):
+            return False
+        if not parts_a:
+            continue
+        pair = (id(a), id(b))
+        if pair in seen:
+            continue  # shared or cyclic: already compared (or being compared) along another path
+        seen.add(pair)
+        keep.append((a, b))
+        stack.extend(zip(reversed(parts_a), reversed(parts_b), strict=True))
+    return True
+
+
+def default_compare(original: Any, mutant: Any) -> bool:
+    """Equal by `==` or by structure (see `compare`); undecided counts as equal (never a kill)."""
+    return compare(original, mutant) is not False
 
 
 def kill_reason(

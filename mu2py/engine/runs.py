@@ -86,14 +86,19 @@ _IMMUTABLE = (str, bytes, int, float, bool, complex, type(None), frozenset, rang
 
 
 def fresh(value: Any) -> Any:
-    """A copy of an input that a run may mutate freely (immutable values are shared)."""
+    """A copy of an input that a run may mutate freely (immutable values, and those deepcopy fails on, are shared)."""
     if isinstance(value, _IMMUTABLE):
         return value
     kind = type(value)
     if (kind is tuple or kind is list) and all(isinstance(v, _IMMUTABLE) for v in value):
         # a flat sequence of immutable values: a shallow copy is a deep one, at a fraction of deepcopy's cost
         return value if kind is tuple else value[:]
-    return copy.deepcopy(value)
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # noqa: BLE001 - e.g. RecursionError (nesting past the limit), TypeError (dict_values)
+        # a value deepcopy cannot copy is passed as it is rather than stopping the tool: runs may then see
+        # each other's changes to it (views and iterators, the usual cases, cannot be changed through)
+        return value
 
 
 _alarm_live = False  # True only while a run's own code executes: a late alarm after that is ignored
