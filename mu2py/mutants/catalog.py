@@ -33,6 +33,17 @@ def _one_line(code: str) -> str:
     return " ".join(code.split())
 
 
+@functools.lru_cache(maxsize=64)
+def _parse(source: str, file: str, skip_patterns: tuple[str, ...]) -> tuple[ParsedModule, list[Site]]:
+    """A module's mutations and sites, parsed once per process (`corpus` builds a Program per function of a
+    module: without this, each re-parsed the module with libcst, seconds apiece on a large one).
+
+    Invariant: callers only read what is returned (it is shared between Programs).
+    """
+    pm = find_mutations(source, file, skip_patterns)
+    return pm, find_sites(pm)
+
+
 def discover(target: Target, skip_patterns: tuple[str, ...] = ()) -> tuple[
     list[Mutant], dict[str, ParsedModule], dict[str, list[Site]], list[_Entry]
 ]:
@@ -44,11 +55,10 @@ def discover(target: Target, skip_patterns: tuple[str, ...] = ()) -> tuple[
     site_base = 0
     for info in target.modules:
         try:
-            pm = find_mutations(info.source, info.file, skip_patterns)
+            pm, module_sites = _parse(info.source, info.file, skip_patterns)
         except cst.ParserSyntaxError as exc:
             raise UserError(f"syntax error in {info.file}: {str(exc).splitlines()[0]}") from exc
         parsed[info.name] = pm
-        module_sites = find_sites(pm)
         sites[info.name] = module_sites
         seen: dict[str, int] = {}
         site_of = {id(m): s for s in module_sites for m in s.mutations}
