@@ -25,7 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -38,6 +38,7 @@ from mu2py.mutants.catalog import Program
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import ReloadError, reload_in_place
+from mu2py.score.sandbox import ScratchCopy
 from mu2py.target import Target, TargetModule
 from mu2py.workers import request_restart
 
@@ -52,6 +53,12 @@ class SuiteSpec:
     files: tuple[str, ...]
     sys_path: tuple[str, ...] = ()
     skip_patterns: tuple[str, ...] = ()
+    scratch: str = ""  # a folder for each worker's copy of the project ("" runs in the project itself)
+
+    def remapped(self, copy: ScratchCopy) -> SuiteSpec:
+        """The same suite as seen in a scratch copy of the project: every path under the root moved there."""
+        return replace(self, root=copy.copy, files=tuple(copy.remap(f) for f in self.files),
+                       sys_path=tuple(copy.remap(p) for p in self.sys_path))
 
 
 @dataclass
@@ -69,6 +76,9 @@ class _Host:
     ran_at_collection: set[Any] = field(default_factory=set)
     executed: list[frozenset[Any]] | None = None  # per test (collection order): code under the root it ran
     modules: dict[str, ModuleType] = field(default_factory=dict)
+    sandbox: ScratchCopy | None = None
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per test: its parameters as collected
+    opened: set[str] | None = None  # while recording: files under the root the suite opens
 
 
 # options of every pytest run score starts; the rewrite warning is pytest noticing modules this
@@ -132,6 +142,7 @@ class _HostPlugin:
         session.config.option.tbstyle = "value"
         host.items = {item.nodeid: item for item in session.items}
         host.order = list(session.items)
+        _keep_params(host)
         self.served = True
         self.serve()
         return True
@@ -142,9 +153,17 @@ def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
     import pytest
 
     global _HOST
+    sandbox = None
+    if spec.scratch:
+        # this worker's own copy of the project: a mutant's writes there are undone after each unit,
+        # and never reach the project nor another worker (see `sandbox`)
+        base = spec.scratch if os.path.isdir(spec.scratch) else None
+        sandbox = ScratchCopy(spec.root, tempfile.mkdtemp(prefix="w", dir=base))
+        spec = spec.remapped(sandbox)
     os.chdir(spec.root)
     sys.path[:0] = list(spec.sys_path)
-    _HOST = _Host(spec)
+    _HOST = _Host(spec, sandbox=sandbox)
+    sys.addaudithook(_audit)
     plugin = _HostPlugin(_HOST, serve)
     args = [*spec.pytest_args, "-q", *PYTEST_OPTIONS]
     files = {os.path.realpath(f) for f in spec.files} | set(spec.files)
@@ -174,6 +193,66 @@ def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
     if not plugin.served:  # pytest stopped before its run loop (usage error, no tests): say so, then serve
         _HOST.error = f"pytest stopped before running tests (exit code {code}); check --tests and pytest arguments"
         serve()
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    host = _HOST
+    if event != "open" or host is None or host.opened is None or host.sandbox is None:
+        return
+    path = args[0]
+    if isinstance(path, (str, bytes, os.PathLike)):
+        rel = host.sandbox.relative(os.fsdecode(path))
+        if rel is not None and not rel.endswith((".py", ".pyc")) and "__pycache__" not in rel:
+            host.opened.add(rel)
+
+
+def _keep_params(host: _Host) -> None:
+    """Copy every test's parameters as collected, so that a test that changes them in place finds them as
+    pytest made them on each run (see `_restore_params`)."""
+    import copy
+
+    for item in host.order:
+        params = getattr(getattr(item, "callspec", None), "params", None)
+        if not params:
+            continue
+        kept = {}
+        for name, value in params.items():
+            try:
+                kept[name] = copy.deepcopy(value)
+            except Exception:  # noqa: BLE001 - a generator cannot be copied: the repeatability check finds
+                continue  # a test that needs it fresh (see `baseline`)
+        host.params[item.nodeid] = kept
+
+
+def _same_state(a: Any, b: Any, depth: int = 6) -> bool:
+    """Whether two parameter values hold the same state (identity aside); False when unsure."""
+    if type(a) is not type(b):
+        return False
+    try:
+        if isinstance(a, (list, tuple)):
+            return depth > 0 and len(a) == len(b) and all(
+                _same_state(x, y, depth - 1) for x, y in zip(a, b, strict=True))
+        if isinstance(a, dict):
+            return depth > 0 and a.keys() == b.keys() and all(_same_state(a[k], b[k], depth - 1) for k in a)
+        state = getattr(a, "__dict__", None)
+        if isinstance(state, dict) and type(a).__eq__ is object.__eq__:
+            return depth > 0 and _same_state(state, vars(b), depth - 1)
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an __eq__ that fails or is ambiguous (arrays): copy anew
+        return False
+
+
+def _restore_params(host: _Host, item: Any) -> None:
+    """Put back the parameters of `item` that an earlier run changed in place (unchanged ones keep their identity)."""
+    import copy
+
+    pristine = host.params.get(item.nodeid)
+    if not pristine:
+        return
+    params = item.callspec.params
+    for name, value in pristine.items():
+        if not _same_state(params.get(name), value):
+            params[name] = copy.deepcopy(value)
 
 
 def _state() -> _Host:
@@ -212,7 +291,9 @@ def run_test(item: Any, timeout: float | None) -> str:
     """Run one collected test from its fresh start (`_fresh_start`): "passed", "failed" (any phase) or "timeout"."""
     from _pytest.runner import runtestprotocol
 
-    _fresh_start(_state())
+    state = _state()
+    _fresh_start(state)
+    _restore_params(state, item)
     global _fired
     _fired = False
     previous = signal.signal(signal.SIGALRM, _on_alarm)
@@ -248,6 +329,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
         probed = compile(sources[info.name], info.file, "exec", dont_inherit=True)
         unprobed.extend(f"{info.name}:{q}" for q in swap.apply_best_effort(probed))
     tests = []
+    state.opened = set()
     try:
         for nodeid, item in state.items.items():
             recorder.reset()
@@ -266,9 +348,24 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     # a test failing under probes is re-run plainly: only a failure on the true original stops the score
     for test in tests:
         if test["outcome"] != "passed":
+            _restore_tree(state)
             test["outcome"] = run_test(state.items[test["nodeid"]], None)
             test["probes_unreliable"] = True
-    return {"tests": tests, "unprobed": unprobed}
+    _restore_tree(state)
+    # every test once more on the original, in reverse order: a test that then fails cannot judge a mutant
+    # in this process (it consumed a generator it was given, or leans on state an earlier test left); it
+    # runs in a fresh interpreter instead (see `_judged_fresh`)
+    for test in reversed(tests):
+        if test["outcome"] == "passed" and run_test(state.items[test["nodeid"]], None) != "passed":
+            test["repeatable"] = False
+        _restore_tree(state)
+    opened, state.opened = sorted(state.opened), None
+    return {"tests": tests, "unprobed": unprobed, "opened": opened}
+
+
+def _restore_tree(state: _Host) -> list[str]:
+    """Put the worker's copy of the project back as found (see `sandbox`); the paths a unit had changed."""
+    return state.sandbox.restore() if state.sandbox is not None else []
 
 
 def _compiled(state: _Host, index: int) -> tuple[Any, Any]:
@@ -317,7 +414,17 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
         verdict = _run_tests(state, unit["tests"], {"status": "survived", "killed_by": None})
     finally:
         swap.restore()
-    return _checked(state, verdict)
+        _restore_tree(state)
+    return _judged_fresh(unit, _checked(state, verdict))
+
+
+def _judged_fresh(unit: dict[str, Any], verdict: dict[str, Any]) -> dict[str, Any]:
+    """A survivor of the in-process tests still faces the tests that cannot run twice in one process."""
+    fresh = [nodeid for nodeid, _ in unit.get("fresh", [])]
+    if verdict["status"] == "survived" and fresh:
+        return {"status": "isolate", "why": f"{len(fresh)} tests cannot run twice in one process",
+                "only": fresh, "tests_run": verdict.get("tests_run", 0)}
+    return verdict
 
 
 def reexec(unit: dict[str, Any]) -> dict[str, Any]:
@@ -348,16 +455,19 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
             # of something rebound (see `Reload.observed_by`); every test clears the memo caches itself
             observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c)}
             tests = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers]
+            unit = dict(unit, fresh=[f for f in unit.get("fresh", []) if f[1] >= len(executed)
+                                     or executed[f[1]] & observers])
         verdict = _run_tests(state, tests, {"status": "survived", "killed_by": None})
     finally:
         reloaded.restore()
+        _restore_tree(state)
     verdict = _checked(state, verdict)
     if reloaded.doubts and verdict["status"] in ("killed", "survived", "timeout"):
         # the live state mixed original and mutant objects: neither verdict is the mutant's own, but the
         # test that failed here is the likeliest to fail in the fresh interpreter, so it goes first there
         first = [verdict["killed_by"]] if verdict["status"] == "killed" and verdict.get("tests_run") else []
         return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}", "first": first}
-    return verdict
+    return _judged_fresh(unit, verdict)
 
 
 def _executed(state: _Host) -> list[frozenset[Any]]:
@@ -381,6 +491,7 @@ def _executed(state: _Host) -> list[frozenset[Any]]:
                 sys.setprofile(None)
             executed.append(frozenset(seen))
         state.executed = executed
+        _restore_tree(state)
     return state.executed
 
 
@@ -449,6 +560,9 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
 
     `unit["first"]` names tests to try alone first (the test that killed the mutant in
     place): when one fails there, that is the verdict, without collecting the whole suite.
+    `unit["only"]` names the only tests left to judge it (those that cannot run twice in one
+    process, after the others passed in place): they decide, unless the fresh session cannot
+    select them, and then the whole suite does.
     """
     state = _state()
     program = state.program
@@ -459,21 +573,44 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
         spec_path = Path(tmp) / "spec.json"
         spec_path.write_text(json.dumps({"module": m.module, "file": info.file, "is_package": info.is_package,
                                          "source": program.mutant_source(m.id)}))
-        selections = [(unit["first"], (1,))] if unit.get("first") else []
+        before = unit.get("tests_run", 0)  # tests the mutant already passed in place
+        selections: list[tuple[list[str], bool]] = []
+        if unit.get("only"):
+            selections.append((list(unit["only"]), True))
+        elif unit.get("first"):
+            selections.append((list(unit["first"]), False))
         # a tried-first test counts only when it ran and failed (exit 1): an id the fresh session does not
         # collect is a usage error there, and the whole suite decides
-        selections.append((list(state.spec.pytest_args), None))
-        for selection, kills in selections:
-            code, output = _fresh_pytest(state, ["-x", "-q", *PYTEST_OPTIONS, *selection], str(spec_path), tmp,
-                                         unit["timeout"])
-            if code == "timeout":
-                return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>", "tests_run": 0}
-            if code != 0 and (kills is None or code in kills):
-                failed = next((line.split(" ", 1)[1].split(" - ")[0] for line in output.splitlines()
-                               if line.startswith("FAILED ") or line.startswith("ERROR ")),
-                              "<suite in a fresh interpreter>")
-                return {"status": "killed", "killed_by": failed, "tests_run": 0}
-    return {"status": "survived", "killed_by": None, "tests_run": 0}
+        selections.append((list(state.spec.pytest_args), True))
+        try:
+            for selection, decisive in selections:
+                code, output = _fresh_pytest(state, ["-x", "-q", *PYTEST_OPTIONS, *selection], str(spec_path), tmp,
+                                             unit["timeout"])
+                ran = before + _count_run(output)
+                if code == "timeout":
+                    return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>",
+                            "tests_run": max(ran, 1)}
+                if code == 1 or (code != 0 and decisive and selection is selections[-1][0]):
+                    failed = next((line.split(" ", 1)[1].split(" - ")[0] for line in output.splitlines()
+                                   if line.startswith("FAILED ") or line.startswith("ERROR ")),
+                                  "<suite in a fresh interpreter>")
+                    return {"status": "killed", "killed_by": failed, "tests_run": max(ran, 1)}
+                if code == 0 and decisive:
+                    return {"status": "survived", "killed_by": None, "tests_run": ran}
+        finally:
+            _restore_tree(state)
+    return {"status": "survived", "killed_by": None, "tests_run": before}
+
+
+def _count_run(output: str) -> int:
+    """How many tests a quiet pytest session reports as run (passed, failed or errored) in its last line."""
+    import re
+
+    lines = [line for line in output.splitlines() if line.strip()]
+    if not lines:
+        return 0
+    counts = re.findall(r"(\d+) (passed|failed|errors?)", lines[-1])
+    return sum(int(n) for n, _ in counts)
 
 
 def _fresh_pytest(state: _Host, args: list[str], spec_path: str, tmp: str, timeout: float) -> tuple[Any, str]:
@@ -508,6 +645,10 @@ UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
     """Dispatch a unit by its `kind` (the function every score worker runs); the result says how long it took."""
     start = time.perf_counter()
-    result = UNITS[unit["kind"]](unit)
+    try:
+        result = UNITS[unit["kind"]](unit)
+    finally:
+        if _HOST is not None:
+            _restore_tree(_HOST)
     result.setdefault("seconds", round(time.perf_counter() - start, 4))
     return result
