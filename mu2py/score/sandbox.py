@@ -66,22 +66,23 @@ class ScratchCopy:
         shutil.copy2(os.path.join(self.original, rel), target)
 
     def restore(self) -> list[str]:
-        """Undo every change a unit made to the copy; returns the relative paths put back or removed."""
+        """Undo every change a unit made to the copy; returns the project's files it had deleted or changed
+        (files it created are removed silently, and a file rewritten with the same contents is no damage)."""
         now = tree_state(self.copy)
-        changed = []
+        damaged = []
         for rel in now:
             if rel not in self.copied:
-                changed.append(rel)
                 try:
                     os.remove(os.path.join(self.copy, rel))
                 except OSError:
                     pass
         for rel, stamp in self.copied.items():
             if now.get(rel) != stamp:
-                changed.append(rel)
+                if rel not in now or not _same_bytes(os.path.join(self.copy, rel), os.path.join(self.original, rel)):
+                    damaged.append(rel)
                 self._put_back(rel)
                 self.copied[rel] = _stamp(os.path.join(self.copy, rel))
-        return sorted(changed)
+        return sorted(damaged)
 
     def remap(self, path: str) -> str:
         """The copy's counterpart of a path under the original (other paths unchanged)."""
@@ -97,6 +98,14 @@ class ScratchCopy:
         if real.startswith(base + os.sep):
             return os.path.relpath(real, base)
         return None
+
+
+def _same_bytes(a: str, b: str) -> bool:
+    try:
+        with open(a, "rb") as fa, open(b, "rb") as fb:
+            return fa.read() == fb.read()
+    except OSError:
+        return False
 
 
 def _stamp(path: str) -> tuple[int, int]:

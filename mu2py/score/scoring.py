@@ -337,7 +337,10 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
         in_place = [t for t in chosen if t not in once]
         return {"tests": [(state.tests[t]["nodeid"], round(config.timeout_factor * state.tests[t]["seconds"]
                                                            + config.min_timeout, 3), t) for t in in_place],
-                "fresh": [(state.tests[t]["nodeid"], t) for t in chosen if t in once]}
+                "fresh": [(state.tests[t]["nodeid"], t) for t in chosen if t in once],
+                **({"volatile": volatile} if volatile else {})}
+
+    volatile = list(base.get("volatile", []))
 
     units = []
     for index, m in enumerate(program.mutants):

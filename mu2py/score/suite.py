@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -79,6 +80,7 @@ class _Host:
     sandbox: ScratchCopy | None = None
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per test: its parameters as collected
     opened: set[str] | None = None  # while recording: files under the root the suite opens
+    locals_: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)  # module-level threading.local state
 
 
 # options of every pytest run score starts; the rewrite warning is pytest noticing modules this
@@ -270,6 +272,10 @@ def _state() -> _Host:
             _HOST.swaps[info.name] = CodeSwap(module, compile(info.source, info.file, "exec", dont_inherit=True))
         # taken before any test runs: what every test starts from (see `fresh`)
         _HOST.containers = ContainerSnapshot([swap.module for swap in _HOST.swaps.values()])
+        # per-thread state at module level (a current locale): a test that leaves it set would hide a mutant
+        # from the tests that run after it here, though in a plain pytest run they run first
+        _HOST.locals_ = [(value, dict(vars(value))) for swap in _HOST.swaps.values()
+                         for value in list(vars(swap.module).values()) if isinstance(value, threading.local)]
     return _HOST
 
 
@@ -279,6 +285,11 @@ def _fresh_start(state: _Host) -> None:
     state.containers.reset()
     for swap in state.swaps.values():
         swap.clear_caches()
+    for value, contents in state.locals_:
+        current = vars(value)
+        if current != contents:
+            current.clear()
+            current.update(contents)
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
@@ -351,16 +362,16 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
             _restore_tree(state)
             test["outcome"] = run_test(state.items[test["nodeid"]], None)
             test["probes_unreliable"] = True
-    _restore_tree(state)
+    volatile = _restore_tree(state)  # files the original suite itself changes: no sign of a mutant
     # every test once more on the original, in reverse order: a test that then fails cannot judge a mutant
     # in this process (it consumed a generator it was given, or leans on state an earlier test left); it
     # runs in a fresh interpreter instead (see `_judged_fresh`)
     for test in reversed(tests):
         if test["outcome"] == "passed" and run_test(state.items[test["nodeid"]], None) != "passed":
             test["repeatable"] = False
-        _restore_tree(state)
+        volatile.extend(_restore_tree(state))
     opened, state.opened = sorted(state.opened), None
-    return {"tests": tests, "unprobed": unprobed, "opened": opened}
+    return {"tests": tests, "unprobed": unprobed, "opened": opened, "volatile": sorted(set(volatile))}
 
 
 def _restore_tree(state: _Host) -> list[str]:
@@ -414,12 +425,18 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
         verdict = _run_tests(state, unit["tests"], {"status": "survived", "killed_by": None})
     finally:
         swap.restore()
-        _restore_tree(state)
-    return _judged_fresh(unit, _checked(state, verdict))
+        damaged = _restore_tree(state)
+    return _judged_fresh(unit, _checked(state, verdict), damaged)
 
 
-def _judged_fresh(unit: dict[str, Any], verdict: dict[str, Any]) -> dict[str, Any]:
-    """A survivor of the in-process tests still faces the tests that cannot run twice in one process."""
+def _judged_fresh(unit: dict[str, Any], verdict: dict[str, Any], damaged: list[str]) -> dict[str, Any]:
+    """A survivor of the in-process tests still faces the tests that cannot run twice in one process; and one
+    whose tests deleted or changed project files (which the next tests of a plain run would find so) faces
+    the whole suite in a fresh interpreter."""
+    damaged = [d for d in damaged if d not in unit.get("volatile", ())]
+    if verdict["status"] == "survived" and damaged:
+        return {"status": "isolate", "why": f"its tests changed {', '.join(damaged[:3])}",
+                "tests_run": verdict.get("tests_run", 0)}
     fresh = [nodeid for nodeid, _ in unit.get("fresh", [])]
     if verdict["status"] == "survived" and fresh:
         return {"status": "isolate", "why": f"{len(fresh)} tests cannot run twice in one process",
@@ -442,12 +459,14 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
     executed = _executed(state)  # recorded on the original, before any reload in this worker
     try:
         assert state.containers is not None
-        reloaded = reload_in_place(sys.modules[m.module], code, graph, modules, state.containers.holders(),
+        reloaded = reload_in_place(sys.modules[m.module], code, graph, modules,
+                                   [*state.containers.holders(), state.locals_, *state.locals_],
                                    state.ran_at_collection)
     except ReloadError as exc:
         return {"status": "isolate", "why": f"cannot reload in place ({exc})"}
     except Exception as exc:  # noqa: BLE001 - a module body that raises fails every importer
-        return {"status": "killed", "killed_by": f"<import raised {type(exc).__name__}>", "tests_run": 0}
+        # no verdict without a test run: the suite, importing the mutant afresh, says how it fails
+        return {"status": "isolate", "why": f"its module body raised {type(exc).__name__}"}
     try:
         tests = unit["tests"]
         if reloaded.observable_by_name:
@@ -460,14 +479,14 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         verdict = _run_tests(state, tests, {"status": "survived", "killed_by": None})
     finally:
         reloaded.restore()
-        _restore_tree(state)
+        damaged = _restore_tree(state)
     verdict = _checked(state, verdict)
     if reloaded.doubts and verdict["status"] in ("killed", "survived", "timeout"):
         # the live state mixed original and mutant objects: neither verdict is the mutant's own, but the
         # test that failed here is the likeliest to fail in the fresh interpreter, so it goes first there
         first = [verdict["killed_by"]] if verdict["status"] == "killed" and verdict.get("tests_run") else []
         return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}", "first": first}
-    return _judged_fresh(unit, verdict)
+    return _judged_fresh(unit, verdict, damaged)
 
 
 def _executed(state: _Host) -> list[frozenset[Any]]:
