@@ -7,6 +7,7 @@ import difflib
 import fnmatch
 import json
 import sys
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from rich.table import Table
 
 from mu2py.errors import UserError
 from mu2py.target import modules_at, package_root
+
+PROGRESS_EVERY = 5.0  # seconds between progress lines when stdout is not a terminal
 
 
 def load_config(root: Path) -> dict[str, Any]:
@@ -134,25 +137,44 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         with Live("loading", console=console, refresh_per_second=2, transient=True) as live:
             state = score(spec, score_config, lambda s, phase: live.update(line(s, phase)))
     else:
-        state = score(spec, score_config)
+        # no terminal (a CI log, a pipe): plain lines, one per phase change and then every few seconds,
+        # to stderr when stdout carries the JSON report
+        stream = sys.stderr if args.json else sys.stdout
+        started = time.monotonic()
+        last = {"at": -1e9, "phase": ""}
+
+        def plain(s: Any, phase: str) -> None:
+            now = time.monotonic()
+            if phase == last["phase"] and now - last["at"] < PROGRESS_EVERY:
+                return
+            last.update(at=now, phase=phase)
+            print(f"{line(s, phase)}, {now - started:.0f} s", file=stream, flush=True)
+
+        state = score(spec, score_config, plain)
     result = report(state)
     for entry in result["mutants"]:
         if entry["status"] == "survived":
             entry["diff"] = _diff(state.program, entry["id"])
     if args.html:
-        index = write_html(result, Path(args.html))
+        index = write_html(result, Path(args.html), root)
         if not args.json:
             console.print(f"HTML report: {index}")
     if args.json:
         print(json.dumps(result, indent=1))
-        return 0
+        return _below(result, args)
     console.print(_summary_table(result, root))
-    survivors = [m for m in result["mutants"] if m["status"] == "survived"]
+    by_id = {m["id"]: m for m in result["mutants"]}
+    survivors = [by_id[i] for i in result["triage"]]
+    if survivors:
+        console.print("survivors, most worth a look first (reached by more tests, in functions the tests call, "
+                      "messages last):", highlight=False)
     for m in survivors[: args.show]:
-        how = ("proved by infection analysis" if m["pruned"] else "module-level: whole suite in a fresh interpreter"
+        how = ("proved by infection analysis" if m["pruned"] else "whole suite in a fresh interpreter"
                if m["mode"] == "isolated" else f"{m['tests_run']} tests ran")
-        console.print(f"[bold]{_rel(m['file'], root)}:{m['line']}[/bold] {m['original']} → {m['mutated']} ({how})",
-                      highlight=False)
+        what = [f"reached by {m['reached_by']} tests" if m["reached_by"] else "module level",
+                *(["called by the tests"] if m["direct"] else []), *(["a message"] if m["message"] else []), how]
+        console.print(f"[bold]{_rel(m['file'], root)}:{m['line']}[/bold] {m['original']} → {m['mutated']} "
+                      f"({'; '.join(what)})", highlight=False)
     if len(survivors) > args.show:
         console.print(f"... and {len(survivors) - args.show} more survivors (--json or --html for all)")
     s = result["summary"]
@@ -161,6 +183,17 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         f"{s['survived']} survived ({s['pruned_infection']} proved without running), {s['no_coverage']} not "
         f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
         + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""))
+    return _below(result, args)
+
+
+def _below(result: dict[str, Any], args: argparse.Namespace) -> int:
+    """Exit code 2 with one line on stderr when the score is under `--fail-under` (else 0)."""
+    if args.fail_under is None:
+        return 0
+    score = 100 * (result["summary"]["score"] or 0)
+    if score < args.fail_under:
+        print(f"mu2py: score {score:.1f}% is below --fail-under {args.fail_under:g}%", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -185,5 +218,7 @@ def add_score_command(sub: Any) -> None:
     p.add_argument("--no-cache", action="store_true", help="judge every mutant again")
     p.add_argument("--json", action="store_true", help="the full report as JSON on stdout")
     p.add_argument("--html", metavar="DIR", help="write an HTML report: one page per source file")
-    p.add_argument("--show", type=int, default=20, help="survivors to list in the terminal")
+    p.add_argument("--show", type=int, default=20, help="survivors to list in the terminal (most worth a look first)")
+    p.add_argument("--fail-under", type=float, metavar="PCT",
+                   help="exit with code 2 when the score (in percent) is below PCT (for CI)")
     p.set_defaults(run=_score)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -56,6 +57,7 @@ class ScoreRun:
     tests: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     baseline_seconds: float = 0.0
+    test_names: frozenset[str] = frozenset()  # identifiers the test files use (for the survivors' triage)
 
     @property
     def cached(self) -> int:
@@ -157,7 +159,7 @@ def score(spec: SuiteSpec, config: ScoreConfig,
     # test ids must be the same in every worker: parametrizing over a set orders it by string hashes
     os.environ.setdefault("PYTHONHASHSEED", "0")
     program = build_program(spec)
-    state = ScoreRun(program)
+    state = ScoreRun(program, test_names=_identifiers(spec))
     cache = VerdictCache(config.cache)
     hashes = {m.name: m.source_hash for m in program.target.modules}
     progress = (lambda phase: on_progress(state, phase)) if on_progress else (lambda phase: None)
@@ -379,11 +381,48 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
     return units
 
 
+def _identifiers(spec: SuiteSpec) -> frozenset[str]:
+    names: set[str] = set()
+    for path in test_files(spec):
+        try:
+            names.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", path.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            continue
+    return frozenset(names)
+
+
+# a string handed to a translation or logging call: a maintainer looks at it last (the words, not the logic)
+_MESSAGE_CALL = re.compile(r"(?:\b(?:_|N_|P_|_?n?p?gettext|_?ngettext|_?pgettext|print)|\blog(?:ger|ging)?\.\w+"
+                           r"|\.(?:debug|info|warning|warn|error|exception|critical)|\bwarnings\.warn)\s*\(")
+
+
+def _triage(state: ScoreRun, entries: list[dict[str, Any]]) -> list[str]:
+    """Survivor ids, most worth a maintainer's look first: reached by more tests, in a function the tests
+    name (call directly), and not a translated or logged message; then by place."""
+    program = state.program
+    lines = {info.name: info.source.splitlines() for info in program.target.modules}
+
+    def key(e: dict[str, Any]) -> tuple[Any, ...]:
+        return (e["message"], not e["direct"], -e["reached_by"], e["file"], e["line"], e["column"])
+
+    for e in entries:
+        text = lines.get(e["module"], [])
+        source = text[e["line"] - 1] if 0 < e["line"] <= len(text) else ""
+        e["message"] = e["operator"] == "string" and bool(_MESSAGE_CALL.search(source))
+        parts = [p for p in e["scope"].split(".") if not p.startswith("<")]
+        e["direct"] = any(p in state.test_names for p in parts)
+    return [e["id"] for e in sorted((e for e in entries if e["status"] == "survived"), key=key)]
+
+
 def report(state: ScoreRun) -> dict[str, Any]:
-    """The JSON report: a summary, per-file totals, and one entry per mutant."""
+    """The JSON report: a summary, per-file totals, one entry per mutant, and the survivors in triage order."""
     entries = []
     per_file: dict[str, dict[str, int]] = {}
     skipped = 0
+    reached: dict[int, int] = {}
+    for test in state.tests:
+        for site in test["reached"]:
+            reached[site] = reached.get(site, 0) + 1
     for index, m in enumerate(state.program.mutants):
         verdict = state.verdicts.get(index, {"status": "survived", "killed_by": None, "tests_run": 0})
         if verdict["status"] == "skipped":  # --import-time skip: not part of this score
@@ -393,7 +432,8 @@ def report(state: ScoreRun) -> dict[str, Any]:
         entry.update(status=verdict["status"], killed_by=verdict.get("killed_by"),
                      tests_run=verdict.get("tests_run", 0), pruned=verdict.get("pruned"),
                      cached=bool(verdict.get("cached")), mode=verdict.get("mode"),
-                     isolated_because=verdict.get("isolated_because"), seconds=verdict.get("seconds"))
+                     isolated_because=verdict.get("isolated_because"), seconds=verdict.get("seconds"),
+                     reached_by=reached.get(m.site, 0))
         entries.append(entry)
         counts = per_file.setdefault(m.file, dict.fromkeys(STATUSES, 0))
         counts[verdict["status"]] += 1
@@ -409,4 +449,5 @@ def report(state: ScoreRun) -> dict[str, Any]:
         },
         "files": per_file,
         "mutants": entries,
+        "triage": _triage(state, entries),
     }
