@@ -89,6 +89,23 @@ class _Host:
 PYTEST_OPTIONS = ("-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
                   "-W", "ignore::DeprecationWarning", "-W", "ignore::pytest.PytestAssertRewriteWarning")
 
+
+
+def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
+    """Options for installed plugins that would make every mutant slow without judging it better.
+
+    pytest-benchmark calibrates and repeats each benchmark for about a second: with
+    `--benchmark-disable` a benchmark test calls its function once and asserts the same.
+    """
+    import importlib.util
+
+    args = list(pytest_args)
+    if importlib.util.find_spec("pytest_benchmark") is None or "no:benchmark" in args \
+            or any(a.startswith("--benchmark-") for a in args):
+        return []
+    return ["--benchmark-disable"]
+
+
 _HOST: _Host | None = None
 _fired = False
 
@@ -167,7 +184,7 @@ def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
     _HOST = _Host(spec, sandbox=sandbox)
     sys.addaudithook(_audit)
     plugin = _HostPlugin(_HOST, serve)
-    args = [*spec.pytest_args, "-q", *PYTEST_OPTIONS]
+    args = [*spec.pytest_args, "-q", *PYTEST_OPTIONS, *plugin_options(spec.pytest_args)]
     files = {os.path.realpath(f) for f in spec.files} | set(spec.files)
     ran = _HOST.ran_at_collection
 
@@ -603,7 +620,8 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
         selections.append((list(state.spec.pytest_args), True))
         try:
             for selection, decisive in selections:
-                code, output = _fresh_pytest(state, ["-x", "-q", *PYTEST_OPTIONS, *selection], str(spec_path), tmp,
+                options = [*PYTEST_OPTIONS, *plugin_options(state.spec.pytest_args)]
+                code, output = _fresh_pytest(state, ["-x", "-q", *options, *selection], str(spec_path), tmp,
                                              unit["timeout"])
                 ran = before + _count_run(output)
                 if code == "timeout":
