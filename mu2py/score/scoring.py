@@ -7,6 +7,11 @@ interpreter; a mutant whose site no test reached is `no_coverage` without runnin
 anything; with infection pruning, a reached mutant that no test infected is `survived`
 (pruned) without running anything; otherwise it runs, swapped in, against the tests that
 infected it, fastest first, until one fails.
+
+Tests that fail when run twice on the original (the baseline checks) never judge in place;
+a survivor meets them in a fresh interpreter.  A kill whose test then fails on the original
+too is retried on a new worker, then judged in a fresh interpreter: no mutant is killed
+without a test run.  Verdicts reach the cache journal as they come.
 """
 
 from __future__ import annotations

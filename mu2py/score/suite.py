@@ -11,8 +11,13 @@ inside pytest's run loop (see `host`), so that every unit reuses the collected i
   source (import-time mutants the reload has doubts about, and mutants whose code cannot be
   swapped), forked from a warm server (`forkserver`) where possible.
 
-Invariant: after every unit the live modules hold their original code; a unit that cannot
-guarantee it (a timeout interrupting pytest itself) asks for its worker to be replaced.
+Each worker runs in its own scratch copy of the project (see `sandbox`), and before every
+test puts back what earlier tests may have changed: module-level containers and per-thread
+state, and the test's own parametrize values.
+
+Invariants: after every unit the live modules hold their original code and the worker's copy
+of the project holds the original files; a unit that cannot guarantee the first (a timeout
+interrupting pytest itself) asks for its worker to be replaced.
 """
 
 from __future__ import annotations
