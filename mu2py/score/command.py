@@ -87,8 +87,10 @@ def _rel(file: str, root: Path) -> str:
 
 def _summary_table(report: dict[str, Any], root: Path) -> Table:
     table = Table(title="mutation score by file")
-    for col in ("file", "mutants", "killed", "timeout", "survived", "no coverage", "score"):
-        table.add_column(col, justify="left" if col == "file" else "right")
+    longest = max((len(_rel(f, root)) for f in report["files"]), default=4)
+    table.add_column("file", justify="left", no_wrap=True, min_width=longest)  # a path cut short names nothing
+    for col in ("mutants", "killed", "timeout", "survived", "no coverage", "score"):
+        table.add_column(col, justify="right")
     for file, counts in sorted(report["files"].items()):
         total = sum(counts.values())
         detected = counts["killed"] + counts["timeout"]
