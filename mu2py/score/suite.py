@@ -101,14 +101,19 @@ def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
 
     pytest-benchmark calibrates and repeats each benchmark for about a second: with
     `--benchmark-disable` a benchmark test calls its function once and asserts the same.
+    pytest-cov (`addopts = --cov=pkg`) traces every line of every mutant's run, and its tracer
+    fails inside a worker whose mutant disturbed `sys.path`: `--no-cov` turns it off.
     """
     import importlib.util
 
     args = list(pytest_args)
-    if importlib.util.find_spec("pytest_benchmark") is None or "no:benchmark" in args \
-            or any(a.startswith("--benchmark-") for a in args):
-        return []
-    return ["--benchmark-disable"]
+    extra = []
+    if importlib.util.find_spec("pytest_benchmark") is not None and "no:benchmark" not in args \
+            and not any(a.startswith("--benchmark-") for a in args):
+        extra.append("--benchmark-disable")
+    if importlib.util.find_spec("pytest_cov") is not None and "no:cov" not in args and "--no-cov" not in args:
+        extra.append("--no-cov")
+    return extra
 
 
 _HOST: _Host | None = None
@@ -336,6 +341,9 @@ def run_test(item: Any, timeout: float | None) -> str:
         reports = runtestprotocol(item, nextitem=None, log=False)
     except Timeout:
         reports = []
+    except Exception:  # noqa: BLE001 - pytest's own reporting broke (a mutant disturbed what it relies on)
+        request_restart()
+        return "failed"  # checked on the original by the caller, then judged in a fresh interpreter
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
