@@ -195,6 +195,9 @@ def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
     sys.addaudithook(_audit)
     plugin = _HostPlugin(_HOST, serve)
     args = [*spec.pytest_args, "-q", *PYTEST_OPTIONS, *plugin_options(spec.pytest_args)]
+    # code under test that parses the command line (a CLI's main() called with no arguments) sees pytest's,
+    # as in a plain run, not this tool's
+    sys.argv = ["pytest", *args]
     files = {os.path.realpath(f) for f in spec.files} | set(spec.files)
     ran = _HOST.ran_at_collection
 
@@ -494,7 +497,7 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
                                    state.ran_at_collection)
     except ReloadError as exc:
         return {"status": "isolate", "why": f"cannot reload in place ({exc})"}
-    except Exception as exc:  # noqa: BLE001 - a module body that raises fails every importer
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a module body that raises (or exits) fails every importer
         # no verdict without a test run: the suite, importing the mutant afresh, says how it fails
         return {"status": "isolate", "why": f"its module body raised {type(exc).__name__}"}
     try:
