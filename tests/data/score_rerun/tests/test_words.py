@@ -1,5 +1,4 @@
 import pytest
-
 from rerun_pkg import activate, deactivate, describe, join_words
 
 
