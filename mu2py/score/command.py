@@ -7,15 +7,20 @@ import difflib
 import fnmatch
 import json
 import sys
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from mu2py.argtypes import percent, positive_int
 from mu2py.errors import UserError
 from mu2py.target import modules_at, package_root
+
+PROGRESS_EVERY = 5.0  # seconds between progress lines when stdout is not a terminal
 
 
 def load_config(root: Path) -> dict[str, Any]:
@@ -84,8 +89,10 @@ def _rel(file: str, root: Path) -> str:
 
 def _summary_table(report: dict[str, Any], root: Path) -> Table:
     table = Table(title="mutation score by file")
-    for col in ("file", "mutants", "killed", "timeout", "survived", "no coverage", "score"):
-        table.add_column(col, justify="left" if col == "file" else "right")
+    longest = max((len(_rel(f, root)) for f in report["files"]), default=4)
+    table.add_column("file", justify="left", no_wrap=True, min_width=longest)  # a path cut short names nothing
+    for col in ("mutants", "killed", "timeout", "survived", "no coverage", "score"):
+        table.add_column(col, justify="right")
     for file, counts in sorted(report["files"].items()):
         total = sum(counts.values())
         detected = counts["killed"] + counts["timeout"]
@@ -134,25 +141,44 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         with Live("loading", console=console, refresh_per_second=2, transient=True) as live:
             state = score(spec, score_config, lambda s, phase: live.update(line(s, phase)))
     else:
-        state = score(spec, score_config)
+        # no terminal (a CI log, a pipe): plain lines, one per phase change and then every few seconds,
+        # to stderr when stdout carries the JSON report
+        stream = sys.stderr if args.json else sys.stdout
+        started = time.monotonic()
+        last = {"at": -1e9, "phase": ""}
+
+        def plain(s: Any, phase: str) -> None:
+            now = time.monotonic()
+            if phase == last["phase"] and now - last["at"] < PROGRESS_EVERY:
+                return
+            last.update(at=now, phase=phase)
+            print(f"{line(s, phase)}, {now - started:.0f} s", file=stream, flush=True)
+
+        state = score(spec, score_config, plain)
     result = report(state)
     for entry in result["mutants"]:
         if entry["status"] == "survived":
             entry["diff"] = _diff(state.program, entry["id"])
     if args.html:
-        index = write_html(result, Path(args.html))
+        index = write_html(result, Path(args.html), root)
         if not args.json:
             console.print(f"HTML report: {index}")
     if args.json:
         print(json.dumps(result, indent=1))
-        return 0
+        return _below(result, args)
     console.print(_summary_table(result, root))
-    survivors = [m for m in result["mutants"] if m["status"] == "survived"]
+    by_id = {m["id"]: m for m in result["mutants"]}
+    survivors = [by_id[i] for i in result["triage"]]
+    if survivors:
+        console.print("survivors, most worth a look first (reached by more tests, in functions the tests call, "
+                      "messages last):", highlight=False)
     for m in survivors[: args.show]:
-        how = ("proved by infection analysis" if m["pruned"] else "module-level: whole suite in a fresh interpreter"
+        how = ("proved by infection analysis" if m["pruned"] else "whole suite in a fresh interpreter"
                if m["mode"] == "isolated" else f"{m['tests_run']} tests ran")
-        console.print(f"[bold]{_rel(m['file'], root)}:{m['line']}[/bold] {m['original']} → {m['mutated']} ({how})",
-                      highlight=False)
+        what = [f"reached by {m['reached_by']} tests" if m["reached_by"] else "module level",
+                *(["called by the tests"] if m["direct"] else []), *(["a message"] if m["message"] else []), how]
+        console.print(f"[bold]{escape(_rel(m['file'], root))}:{m['line']}[/bold] {escape(m['original'])} → "
+                      f"{escape(m['mutated'])} ({'; '.join(what)})", markup=True, highlight=False)
     if len(survivors) > args.show:
         console.print(f"... and {len(survivors) - args.show} more survivors (--json or --html for all)")
     s = result["summary"]
@@ -160,7 +186,19 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         f"[bold]score {100 * (s['score'] or 0):.1f}%[/bold]: {s['killed']} killed, {s['timeout']} timed out, "
         f"{s['survived']} survived ({s['pruned_infection']} proved without running), {s['no_coverage']} not "
         f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
-        + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""))
+        + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""),
+        markup=True)
+    return _below(result, args)
+
+
+def _below(result: dict[str, Any], args: argparse.Namespace) -> int:
+    """Exit code 1 (as `mutate`) with one line on stderr when the score is under `--fail-under` (else 0)."""
+    if args.fail_under is None:
+        return 0
+    score = 100 * (result["summary"]["score"] or 0)
+    if score < args.fail_under:
+        print(f"mu2py: score {score:.1f}% is below --fail-under {args.fail_under:g}%", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -172,7 +210,7 @@ def add_score_command(sub: Any) -> None:
     what.add_argument("--paths", nargs="+", metavar="SRC", help="source files or package folders to mutate")
     p.add_argument("--tests", nargs="+", metavar="TESTS", help="test paths given to pytest (default: pytest's own)")
     p.add_argument("--root", default=".", help="project root: pytest runs here (default: current directory)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes running mutants")
+    p.add_argument("--workers", type=positive_int, default=1, help="worker processes running mutants")
     p.add_argument("--cluster", metavar="ADDRESS", help="run mutants on Dask: tcp://HOST:8786 or local:N")
     p.add_argument("--timeout-factor", type=float, default=10.0, help="a test's timeout is F x its baseline time + 1s")
     p.add_argument("--opt", choices=("execution", "infection"), default="infection", help="pruning (default: both)")
@@ -185,5 +223,7 @@ def add_score_command(sub: Any) -> None:
     p.add_argument("--no-cache", action="store_true", help="judge every mutant again")
     p.add_argument("--json", action="store_true", help="the full report as JSON on stdout")
     p.add_argument("--html", metavar="DIR", help="write an HTML report: one page per source file")
-    p.add_argument("--show", type=int, default=20, help="survivors to list in the terminal")
+    p.add_argument("--show", type=int, default=20, help="survivors to list in the terminal (most worth a look first)")
+    p.add_argument("--fail-under", type=percent, metavar="PCT",
+                   help="exit with code 1 when the score (in percent) is below PCT (for CI)")
     p.set_defaults(run=_score)

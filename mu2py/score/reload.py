@@ -44,6 +44,12 @@ _MODULE_ATTRIBUTES = frozenset({"__name__", "__doc__", "__package__", "__loader_
                                 "__cached__", "__builtins__", "__path__"})
 
 
+# module-level names in dunder form that hold plain data: nothing calls them implicitly, code reads them by
+# name (`from m import *` reads `__all__` while importing, which the import graph sees)
+_DATA_DUNDERS = frozenset({"__all__", "__version__", "__author__", "__license__", "__copyright__", "__email__",
+                           "__status__", "__credits__", "__maintainer__", "__lazy_modules__"})
+
+
 class ReloadError(Exception):
     """The mutated body ran, but its changes could not be carried over (everything is restored)."""
 
@@ -81,7 +87,7 @@ class Reload:
     def observable_by_name(self) -> bool:
         """False when a change works through a special method or module hook (`__eq__ = None`, `__getattr__`),
         which no name in the reading code reveals: then every test may observe it."""
-        return not any(n.startswith("__") and n.endswith("__") for n in self.changed_names)
+        return not any(n.startswith("__") and n.endswith("__") and n not in _DATA_DUNDERS for n in self.changed_names)
 
     def restore(self) -> None:
         """Undo every merge and rebinding (in reverse), then put the module namespace back."""

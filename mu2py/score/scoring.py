@@ -7,6 +7,11 @@ interpreter; a mutant whose site no test reached is `no_coverage` without runnin
 anything; with infection pruning, a reached mutant that no test infected is `survived`
 (pruned) without running anything; otherwise it runs, swapped in, against the tests that
 infected it, fastest first, until one fails.
+
+Tests that fail when run twice on the original (the baseline checks) never judge in place;
+a survivor meets them in a fresh interpreter.  A kill whose test then fails on the original
+too is retried on a new worker, then judged in a fresh interpreter: no mutant is killed
+without a test run.  Verdicts reach the cache journal as they come.
 """
 
 from __future__ import annotations
@@ -14,20 +19,24 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import shutil
+import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
+from mu2py.score.sandbox import data_digest_parts
 from mu2py.score.suite import SuiteSpec, build_program, run_unit, test_files
 from mu2py.storage import write_json
 from mu2py.workers import Lost, Processes, WorkerError
 
 STATUSES = ("killed", "survived", "timeout", "no_coverage")
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: keys include the data files the suite reads
 
 
 @dataclass
@@ -53,6 +62,7 @@ class ScoreRun:
     tests: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     baseline_seconds: float = 0.0
+    test_names: frozenset[str] = frozenset()  # identifiers the test files use (for the survivors' triage)
 
     @property
     def cached(self) -> int:
@@ -73,42 +83,74 @@ def _digest(*parts: str) -> str:
     return h.hexdigest()[:24]
 
 
-def tests_digest(spec: SuiteSpec) -> str:
-    """A hash of the test code and pytest arguments: verdicts are cached under it."""
+def tests_digest(spec: SuiteSpec, data_files: Sequence[str] = ()) -> str:
+    """A hash of the test code, the pytest arguments and the data files the suite opened (paths relative
+    to the root, contents): verdicts are cached under it, so an edited data file judges every mutant anew."""
     root = Path(spec.root)
     parts = [json.dumps(spec.pytest_args)]
     for path in test_files(spec):
         parts.append(str(path.relative_to(root)) if path.is_relative_to(root) else str(path))
         parts.append(path.read_text(encoding="utf-8", errors="replace"))
+    parts.extend(data_digest_parts(root, list(data_files)))
     return _digest(*parts)
 
 
 class VerdictCache:
-    """Verdicts keyed by (module source hash, mutant id, tests digest); written atomically, so runs resume."""
+    """Verdicts keyed by (module source hash, mutant id, tests digest), kept as they come, so runs resume.
+
+    The cache file is only ever replaced atomically (`save`); between saves, each verdict is
+    appended to a journal next to it and flushed at once, so a crash or Ctrl-C loses at most
+    the units in flight.  Loading replays the journal over the file; a torn last line (the
+    process died while writing it) is ignored.
+    """
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
+        self.journal = path.with_name(path.name + ".journal") if path is not None else None
         self.data: dict[str, dict[str, Any]] = {}
+        self._out: Any = None
         if path is not None and path.is_file():
             try:
                 raw = json.loads(path.read_text())
                 if raw.get("version") == CACHE_VERSION:
                     self.data = raw["verdicts"]
-            except (OSError, ValueError, KeyError):
+            except (OSError, ValueError, KeyError, AttributeError):
                 self.data = {}  # an unreadable cache is only lost time, never a wrong verdict
+        if self.journal is not None and self.journal.is_file():
+            with open(self.journal, encoding="utf-8", errors="replace") as lines:
+                for line in lines:
+                    try:
+                        entry = json.loads(line)
+                        if entry.get("version") == CACHE_VERSION:
+                            self.data[entry["key"]] = entry["verdict"]
+                    except (ValueError, KeyError, AttributeError, TypeError):
+                        continue
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The cached verdict for `key`, if any."""
         return self.data.get(key)
 
     def put(self, key: str, verdict: dict[str, Any]) -> None:
-        """Remember a verdict (persisted by `save`)."""
+        """Remember a verdict, on disk at once (appended to the journal)."""
         self.data[key] = verdict
+        if self.journal is None:
+            return
+        if self._out is None:
+            self.journal.parent.mkdir(parents=True, exist_ok=True)
+            self._out = open(self.journal, "a", encoding="utf-8")  # noqa: SIM115 - open until `save`
+        self._out.write(json.dumps({"version": CACHE_VERSION, "key": key, "verdict": verdict}) + "\n")
+        self._out.flush()
 
     def save(self) -> None:
-        """Atomically write the cache."""
-        if self.path is not None:
-            write_json(self.path, {"version": CACHE_VERSION, "verdicts": self.data})
+        """Atomically write the cache, then drop the journal it now includes."""
+        if self.path is None:
+            return
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+        write_json(self.path, {"version": CACHE_VERSION, "verdicts": self.data})
+        if self.journal is not None:
+            self.journal.unlink(missing_ok=True)
 
 
 def _scope_key(module: str, scope: str) -> str:
@@ -122,12 +164,13 @@ def score(spec: SuiteSpec, config: ScoreConfig,
     # test ids must be the same in every worker: parametrizing over a set orders it by string hashes
     os.environ.setdefault("PYTHONHASHSEED", "0")
     program = build_program(spec)
-    state = ScoreRun(program)
+    state = ScoreRun(program, test_names=_identifiers(spec))
     cache = VerdictCache(config.cache)
-    digest = tests_digest(spec)
     hashes = {m.name: m.source_hash for m in program.target.modules}
-    keys = [_digest(hashes[m.module], m.id, digest) for m in program.mutants]
     progress = (lambda phase: on_progress(state, phase)) if on_progress else (lambda phase: None)
+    # each worker runs the suite in its own copy of the project, made under this folder (see `sandbox`)
+    scratch = tempfile.mkdtemp(prefix="mu2py-score-")
+    spec = replace(spec, scratch=scratch)
 
     try:
         with _pool(spec, config) as pool:
@@ -136,7 +179,8 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             progress("baseline")
             base_start = time.perf_counter()
             try:
-                [(_, base)] = list(pool.map_unordered(run_unit, [{"kind": "baseline"}]))
+                [(_, base)] = list(pool.map_unordered(run_unit, [{"kind": "baseline"}],
+                                                      on_wait=lambda: progress("baseline")))
             except WorkerError as exc:
                 raise UserError(f"pytest could not start in a worker ({exc}); run the suite with plain pytest "
                                 "to see why") from exc
@@ -146,6 +190,8 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             if "error" in base:
                 raise UserError(base["error"])
             state.tests = base["tests"]
+            digest = tests_digest(spec, base.get("opened", []))
+            keys = [_digest(hashes[m.module], m.id, digest) for m in program.mutants]
             failing = [t["nodeid"] for t in state.tests if t["outcome"] != "passed"]
             if failing:
                 shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
@@ -156,7 +202,6 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             spent: dict[int, float] = {}  # worker seconds of a mutant's earlier units (in place, then isolated)
             while units:
                 retry: list[dict[str, Any]] = []
-                done_since_save = 0
                 deadline = _deadline
                 for i, result in pool.map_unordered(run_unit, units, deadline=deadline,
                                                     on_wait=lambda: progress("mutants")):
@@ -166,31 +211,31 @@ def score(spec: SuiteSpec, config: ScoreConfig,
                         # the worker died (crash, os._exit) or hung past every test's timeout: the suite noticed
                         result = {"status": "timeout" if "deadline" in result.reason else "killed",
                                   "killed_by": f"<{result.reason}>", "tests_run": len(unit["tests"])}
-                    if result["status"] == "isolate":
-                        spent[index] = spent.get(index, 0.0) + result.get("seconds", 0.0)
-                        retry.append(dict(_isolated_unit(index, state, config), why=result["why"],
-                                          first=result.get("first", [])))
-                        continue
                     if result["status"] == "retry":
                         attempts[index] = attempts.get(index, 0) + 1
                         if attempts[index] <= 1:
-                            retry.append(unit)
+                            retry.append(unit)  # on a new worker: the mutant may have corrupted this one
                             continue
-                        result = {"status": "killed", "killed_by": "<corrupts shared state>", "tests_run": 0}
+                        # it happened again on a new worker: the test cannot judge this mutant in place
+                        # (no verdict without a test run): the suite decides in a fresh interpreter
+                        result = {"status": "isolate", "why": result["why"]}
+                    if result["status"] == "isolate":
+                        spent[index] = spent.get(index, 0.0) + result.get("seconds", 0.0)
+                        retry.append(dict(_isolated_unit(index, state, config), why=result["why"],
+                                          first=result.get("first", []), only=result.get("only", []),
+                                          tests_run=result.get("tests_run", 0)))
+                        continue
                     result["mode"] = unit["kind"]
                     result["seconds"] = round(result.get("seconds", 0.0) + spent.pop(index, 0.0), 4)
                     if "why" in unit:
                         result["isolated_because"] = unit["why"]
                     state.verdicts[index] = result
-                    cache.put(keys[index], result)
-                    done_since_save += 1
-                    if done_since_save >= 50:
-                        cache.save()
-                        done_since_save = 0
+                    cache.put(keys[index], result)  # on disk at once: a crash loses only the units in flight
                     progress("mutants")
                 units = retry
     finally:
         cache.save()  # also on Ctrl-C or an error: every verdict reached so far is kept for the next run
+        shutil.rmtree(scratch, ignore_errors=True)
     state.seconds = time.perf_counter() - start
     progress("done")
     return state
@@ -292,6 +337,18 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
             infected_by.setdefault(m, []).append(t_index)
     order = sorted(range(len(state.tests)), key=lambda t: state.tests[t]["seconds"])
     rank = {t: r for r, t in enumerate(order)}
+    # tests that fail when run a second time on the original judge mutants in a fresh interpreter only
+    once = {t for t, test in enumerate(state.tests) if test.get("repeatable") is False}
+
+    def split(chosen: list[int]) -> dict[str, Any]:
+        in_place = [t for t in chosen if t not in once]
+        return {"tests": [(state.tests[t]["nodeid"], round(config.timeout_factor * state.tests[t]["seconds"]
+                                                           + config.min_timeout, 3), t) for t in in_place],
+                "fresh": [(state.tests[t]["nodeid"], t) for t in chosen if t in once],
+                **({"volatile": volatile} if volatile else {})}
+
+    volatile = list(base.get("volatile", []))
+
     units = []
     for index, m in enumerate(program.mutants):
         cached = cache.get(keys[index])
@@ -306,9 +363,7 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
             continue
         if index in program.static:
             everything = sorted(range(len(state.tests)), key=lambda t: rank[t])
-            units.append({"kind": "reexec", "index": index, "tests": [
-                (state.tests[t]["nodeid"], round(config.timeout_factor * state.tests[t]["seconds"]
-                                                 + config.min_timeout, 3), t) for t in everything]})
+            units.append({"kind": "reexec", "index": index, **split(everything)})
             continue
         scope = _scope_key(m.module, m.scope)
         if any(scope == u or scope.startswith(u + ".") for u in unprobed):
@@ -327,17 +382,52 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
             else:
                 chosen = sorted(reaching)
         chosen.sort(key=lambda t: rank[t])
-        tests = [(state.tests[t]["nodeid"],
-                  round(config.timeout_factor * state.tests[t]["seconds"] + config.min_timeout, 3), t) for t in chosen]
-        units.append({"kind": "mutant", "index": index, "tests": tests})
+        units.append({"kind": "mutant", "index": index, **split(chosen)})
     return units
 
 
+def _identifiers(spec: SuiteSpec) -> frozenset[str]:
+    names: set[str] = set()
+    for path in test_files(spec):
+        try:
+            names.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", path.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            continue
+    return frozenset(names)
+
+
+# a string handed to a translation or logging call: a maintainer looks at it last (the words, not the logic)
+_MESSAGE_CALL = re.compile(r"(?:\b(?:_|N_|P_|_?n?p?gettext|_?ngettext|_?pgettext|print)|\blog(?:ger|ging)?\.\w+"
+                           r"|\.(?:debug|info|warning|warn|error|exception|critical)|\bwarnings\.warn)\s*\(")
+
+
+def _triage(state: ScoreRun, entries: list[dict[str, Any]]) -> list[str]:
+    """Survivor ids, most worth a maintainer's look first: reached by more tests, in a function the tests
+    name (call directly), and not a translated or logged message; then by place."""
+    program = state.program
+    lines = {info.name: info.source.splitlines() for info in program.target.modules}
+
+    def key(e: dict[str, Any]) -> tuple[Any, ...]:
+        return (e["message"], not e["direct"], -e["reached_by"], e["file"], e["line"], e["column"])
+
+    for e in entries:
+        text = lines.get(e["module"], [])
+        source = text[e["line"] - 1] if 0 < e["line"] <= len(text) else ""
+        e["message"] = e["operator"] == "string" and bool(_MESSAGE_CALL.search(source))
+        parts = [p for p in e["scope"].split(".") if not p.startswith("<")]
+        e["direct"] = any(p in state.test_names for p in parts)
+    return [e["id"] for e in sorted((e for e in entries if e["status"] == "survived"), key=key)]
+
+
 def report(state: ScoreRun) -> dict[str, Any]:
-    """The JSON report: a summary, per-file totals, and one entry per mutant."""
+    """The JSON report: a summary, per-file totals, one entry per mutant, and the survivors in triage order."""
     entries = []
     per_file: dict[str, dict[str, int]] = {}
     skipped = 0
+    reached: dict[int, int] = {}
+    for test in state.tests:
+        for site in test["reached"]:
+            reached[site] = reached.get(site, 0) + 1
     for index, m in enumerate(state.program.mutants):
         verdict = state.verdicts.get(index, {"status": "survived", "killed_by": None, "tests_run": 0})
         if verdict["status"] == "skipped":  # --import-time skip: not part of this score
@@ -347,7 +437,8 @@ def report(state: ScoreRun) -> dict[str, Any]:
         entry.update(status=verdict["status"], killed_by=verdict.get("killed_by"),
                      tests_run=verdict.get("tests_run", 0), pruned=verdict.get("pruned"),
                      cached=bool(verdict.get("cached")), mode=verdict.get("mode"),
-                     isolated_because=verdict.get("isolated_because"), seconds=verdict.get("seconds"))
+                     isolated_because=verdict.get("isolated_because"), seconds=verdict.get("seconds"),
+                     reached_by=reached.get(m.site, 0))
         entries.append(entry)
         counts = per_file.setdefault(m.file, dict.fromkeys(STATUSES, 0))
         counts[verdict["status"]] += 1
@@ -363,4 +454,5 @@ def report(state: ScoreRun) -> dict[str, Any]:
         },
         "files": per_file,
         "mutants": entries,
+        "triage": _triage(state, entries),
     }

@@ -11,8 +11,13 @@ inside pytest's run loop (see `host`), so that every unit reuses the collected i
   source (import-time mutants the reload has doubts about, and mutants whose code cannot be
   swapped), forked from a warm server (`forkserver`) where possible.
 
-Invariant: after every unit the live modules hold their original code; a unit that cannot
-guarantee it (a timeout interrupting pytest itself) asks for its worker to be replaced.
+Each worker runs in its own scratch copy of the project (see `sandbox`), and before every
+test puts back what earlier tests may have changed: module-level containers and per-thread
+state, and the test's own parametrize values.
+
+Invariants: after every unit the live modules hold their original code and the worker's copy
+of the project holds the original files; a unit that cannot guarantee the first (a timeout
+interrupting pytest itself) asks for its worker to be replaced.
 """
 
 from __future__ import annotations
@@ -23,9 +28,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -38,6 +44,7 @@ from mu2py.mutants.catalog import Program
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import ReloadError, reload_in_place
+from mu2py.score.sandbox import ScratchCopy
 from mu2py.target import Target, TargetModule
 from mu2py.workers import request_restart
 
@@ -52,6 +59,12 @@ class SuiteSpec:
     files: tuple[str, ...]
     sys_path: tuple[str, ...] = ()
     skip_patterns: tuple[str, ...] = ()
+    scratch: str = ""  # a folder for each worker's copy of the project ("" runs in the project itself)
+
+    def remapped(self, copy: ScratchCopy) -> SuiteSpec:
+        """The same suite as seen in a scratch copy of the project: every path under the root moved there."""
+        return replace(self, root=copy.copy, files=tuple(copy.remap(f) for f in self.files),
+                       sys_path=tuple(copy.remap(p) for p in self.sys_path))
 
 
 @dataclass
@@ -69,6 +82,10 @@ class _Host:
     ran_at_collection: set[Any] = field(default_factory=set)
     executed: list[frozenset[Any]] | None = None  # per test (collection order): code under the root it ran
     modules: dict[str, ModuleType] = field(default_factory=dict)
+    sandbox: ScratchCopy | None = None
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per test: its parameters as collected
+    opened: set[str] | None = None  # while recording: files under the root the suite opens
+    locals_: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)  # module-level threading.local state
 
 
 # options of every pytest run score starts; the rewrite warning is pytest noticing modules this
@@ -76,6 +93,28 @@ class _Host:
 # would turn into a failure before collecting anything
 PYTEST_OPTIONS = ("-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:xdist",
                   "-W", "ignore::DeprecationWarning", "-W", "ignore::pytest.PytestAssertRewriteWarning")
+
+
+
+def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
+    """Options for installed plugins that would make every mutant slow without judging it better.
+
+    pytest-benchmark calibrates and repeats each benchmark for about a second: with
+    `--benchmark-disable` a benchmark test calls its function once and asserts the same.
+    pytest-cov (`addopts = --cov=pkg`) traces every line of every mutant's run, and its tracer
+    fails inside a worker whose mutant disturbed `sys.path`: `--no-cov` turns it off.
+    """
+    import importlib.util
+
+    args = list(pytest_args)
+    extra = []
+    if importlib.util.find_spec("pytest_benchmark") is not None and "no:benchmark" not in args \
+            and not any(a.startswith("--benchmark-") for a in args):
+        extra.append("--benchmark-disable")
+    if importlib.util.find_spec("pytest_cov") is not None and "no:cov" not in args and "--no-cov" not in args:
+        extra.append("--no-cov")
+    return extra
+
 
 _HOST: _Host | None = None
 _fired = False
@@ -132,6 +171,7 @@ class _HostPlugin:
         session.config.option.tbstyle = "value"
         host.items = {item.nodeid: item for item in session.items}
         host.order = list(session.items)
+        _keep_params(host)
         self.served = True
         self.serve()
         return True
@@ -142,11 +182,22 @@ def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
     import pytest
 
     global _HOST
+    sandbox = None
+    if spec.scratch:
+        # this worker's own copy of the project: a mutant's writes there are undone after each unit,
+        # and never reach the project nor another worker (see `sandbox`)
+        base = spec.scratch if os.path.isdir(spec.scratch) else None
+        sandbox = ScratchCopy(spec.root, tempfile.mkdtemp(prefix="w", dir=base))
+        spec = spec.remapped(sandbox)
     os.chdir(spec.root)
     sys.path[:0] = list(spec.sys_path)
-    _HOST = _Host(spec)
+    _HOST = _Host(spec, sandbox=sandbox)
+    sys.addaudithook(_audit)
     plugin = _HostPlugin(_HOST, serve)
-    args = [*spec.pytest_args, "-q", *PYTEST_OPTIONS]
+    args = [*spec.pytest_args, "-q", *PYTEST_OPTIONS, *plugin_options(spec.pytest_args)]
+    # code under test that parses the command line (a CLI's main() called with no arguments) sees pytest's,
+    # as in a plain run, not this tool's
+    sys.argv = ["pytest", *args]
     files = {os.path.realpath(f) for f in spec.files} | set(spec.files)
     ran = _HOST.ran_at_collection
 
@@ -176,6 +227,66 @@ def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
         serve()
 
 
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    host = _HOST
+    if event != "open" or host is None or host.opened is None or host.sandbox is None:
+        return
+    path = args[0]
+    if isinstance(path, (str, bytes, os.PathLike)):
+        rel = host.sandbox.relative(os.fsdecode(path))
+        if rel is not None and not rel.endswith((".py", ".pyc")) and "__pycache__" not in rel:
+            host.opened.add(rel)
+
+
+def _keep_params(host: _Host) -> None:
+    """Copy every test's parameters as collected, so that a test that changes them in place finds them as
+    pytest made them on each run (see `_restore_params`)."""
+    import copy
+
+    for item in host.order:
+        params = getattr(getattr(item, "callspec", None), "params", None)
+        if not params:
+            continue
+        kept = {}
+        for name, value in params.items():
+            try:
+                kept[name] = copy.deepcopy(value)
+            except Exception:  # noqa: BLE001 - a generator cannot be copied: the repeatability check finds
+                continue  # a test that needs it fresh (see `baseline`)
+        host.params[item.nodeid] = kept
+
+
+def _same_state(a: Any, b: Any, depth: int = 6) -> bool:
+    """Whether two parameter values hold the same state (identity aside); False when unsure."""
+    if type(a) is not type(b):
+        return False
+    try:
+        if isinstance(a, (list, tuple)):
+            return depth > 0 and len(a) == len(b) and all(
+                _same_state(x, y, depth - 1) for x, y in zip(a, b, strict=True))
+        if isinstance(a, dict):
+            return depth > 0 and a.keys() == b.keys() and all(_same_state(a[k], b[k], depth - 1) for k in a)
+        state = getattr(a, "__dict__", None)
+        if isinstance(state, dict) and type(a).__eq__ is object.__eq__:
+            return depth > 0 and _same_state(state, vars(b), depth - 1)
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an __eq__ that fails or is ambiguous (arrays): copy anew
+        return False
+
+
+def _restore_params(host: _Host, item: Any) -> None:
+    """Put back the parameters of `item` that an earlier run changed in place (unchanged ones keep their identity)."""
+    import copy
+
+    pristine = host.params.get(item.nodeid)
+    if not pristine:
+        return
+    params = item.callspec.params
+    for name, value in pristine.items():
+        if not _same_state(params.get(name), value):
+            params[name] = copy.deepcopy(value)
+
+
 def _state() -> _Host:
     assert _HOST is not None, "units run only inside a hosted worker"
     if _HOST.program is None:
@@ -191,6 +302,10 @@ def _state() -> _Host:
             _HOST.swaps[info.name] = CodeSwap(module, compile(info.source, info.file, "exec", dont_inherit=True))
         # taken before any test runs: what every test starts from (see `fresh`)
         _HOST.containers = ContainerSnapshot([swap.module for swap in _HOST.swaps.values()])
+        # per-thread state at module level (a current locale): a test that leaves it set would hide a mutant
+        # from the tests that run after it here, though in a plain pytest run they run first
+        _HOST.locals_ = [(value, dict(vars(value))) for swap in _HOST.swaps.values()
+                         for value in list(vars(swap.module).values()) if isinstance(value, threading.local)]
     return _HOST
 
 
@@ -200,6 +315,11 @@ def _fresh_start(state: _Host) -> None:
     state.containers.reset()
     for swap in state.swaps.values():
         swap.clear_caches()
+    for value, contents in state.locals_:
+        current = vars(value)
+        if current != contents:
+            current.clear()
+            current.update(contents)
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
@@ -212,7 +332,9 @@ def run_test(item: Any, timeout: float | None) -> str:
     """Run one collected test from its fresh start (`_fresh_start`): "passed", "failed" (any phase) or "timeout"."""
     from _pytest.runner import runtestprotocol
 
-    _fresh_start(_state())
+    state = _state()
+    _fresh_start(state)
+    _restore_params(state, item)
     global _fired
     _fired = False
     previous = signal.signal(signal.SIGALRM, _on_alarm)
@@ -222,6 +344,9 @@ def run_test(item: Any, timeout: float | None) -> str:
         reports = runtestprotocol(item, nextitem=None, log=False)
     except Timeout:
         reports = []
+    except Exception:  # noqa: BLE001 - pytest's own reporting broke (a mutant disturbed what it relies on)
+        request_restart()
+        return "failed"  # checked on the original by the caller, then judged in a fresh interpreter
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -248,6 +373,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
         probed = compile(sources[info.name], info.file, "exec", dont_inherit=True)
         unprobed.extend(f"{info.name}:{q}" for q in swap.apply_best_effort(probed))
     tests = []
+    state.opened = set()
     try:
         for nodeid, item in state.items.items():
             recorder.reset()
@@ -266,9 +392,24 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     # a test failing under probes is re-run plainly: only a failure on the true original stops the score
     for test in tests:
         if test["outcome"] != "passed":
+            _restore_tree(state)
             test["outcome"] = run_test(state.items[test["nodeid"]], None)
             test["probes_unreliable"] = True
-    return {"tests": tests, "unprobed": unprobed}
+    volatile = _restore_tree(state)  # files the original suite itself changes: no sign of a mutant
+    # every test once more on the original, in reverse order: a test that then fails cannot judge a mutant
+    # in this process (it consumed a generator it was given, or leans on state an earlier test left); it
+    # runs in a fresh interpreter instead (see `_judged_fresh`)
+    for test in reversed(tests):
+        if test["outcome"] == "passed" and run_test(state.items[test["nodeid"]], None) != "passed":
+            test["repeatable"] = False
+        volatile.extend(_restore_tree(state))
+    opened, state.opened = sorted(state.opened), None
+    return {"tests": tests, "unprobed": unprobed, "opened": opened, "volatile": sorted(set(volatile))}
+
+
+def _restore_tree(state: _Host) -> list[str]:
+    """Put the worker's copy of the project back as found (see `sandbox`); the paths a unit had changed."""
+    return state.sandbox.restore() if state.sandbox is not None else []
 
 
 def _compiled(state: _Host, index: int) -> tuple[Any, Any]:
@@ -317,7 +458,23 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
         verdict = _run_tests(state, unit["tests"], {"status": "survived", "killed_by": None})
     finally:
         swap.restore()
-    return _checked(state, verdict)
+        damaged = _restore_tree(state)
+    return _judged_fresh(unit, _checked(state, verdict), damaged)
+
+
+def _judged_fresh(unit: dict[str, Any], verdict: dict[str, Any], damaged: list[str]) -> dict[str, Any]:
+    """A survivor of the in-process tests still faces the tests that cannot run twice in one process; and one
+    whose tests deleted or changed project files (which the next tests of a plain run would find so) faces
+    the whole suite in a fresh interpreter."""
+    damaged = [d for d in damaged if d not in unit.get("volatile", ())]
+    if verdict["status"] == "survived" and damaged:
+        return {"status": "isolate", "why": f"its tests changed {', '.join(damaged[:3])}",
+                "tests_run": verdict.get("tests_run", 0)}
+    fresh = [nodeid for nodeid, _ in unit.get("fresh", [])]
+    if verdict["status"] == "survived" and fresh:
+        return {"status": "isolate", "why": f"{len(fresh)} tests cannot run twice in one process",
+                "only": fresh, "tests_run": verdict.get("tests_run", 0)}
+    return verdict
 
 
 def reexec(unit: dict[str, Any]) -> dict[str, Any]:
@@ -335,12 +492,14 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
     executed = _executed(state)  # recorded on the original, before any reload in this worker
     try:
         assert state.containers is not None
-        reloaded = reload_in_place(sys.modules[m.module], code, graph, modules, state.containers.holders(),
+        reloaded = reload_in_place(sys.modules[m.module], code, graph, modules,
+                                   [*state.containers.holders(), state.locals_, *state.locals_],
                                    state.ran_at_collection)
     except ReloadError as exc:
         return {"status": "isolate", "why": f"cannot reload in place ({exc})"}
-    except Exception as exc:  # noqa: BLE001 - a module body that raises fails every importer
-        return {"status": "killed", "killed_by": f"<import raised {type(exc).__name__}>", "tests_run": 0}
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a module body that raises (or exits) fails every importer
+        # no verdict without a test run: the suite, importing the mutant afresh, says how it fails
+        return {"status": "isolate", "why": f"its module body raised {type(exc).__name__}"}
     try:
         tests = unit["tests"]
         if reloaded.observable_by_name:
@@ -348,16 +507,19 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
             # of something rebound (see `Reload.observed_by`); every test clears the memo caches itself
             observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c)}
             tests = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers]
+            unit = dict(unit, fresh=[f for f in unit.get("fresh", []) if f[1] >= len(executed)
+                                     or executed[f[1]] & observers])
         verdict = _run_tests(state, tests, {"status": "survived", "killed_by": None})
     finally:
         reloaded.restore()
+        damaged = _restore_tree(state)
     verdict = _checked(state, verdict)
     if reloaded.doubts and verdict["status"] in ("killed", "survived", "timeout"):
         # the live state mixed original and mutant objects: neither verdict is the mutant's own, but the
         # test that failed here is the likeliest to fail in the fresh interpreter, so it goes first there
         first = [verdict["killed_by"]] if verdict["status"] == "killed" and verdict.get("tests_run") else []
         return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}", "first": first}
-    return verdict
+    return _judged_fresh(unit, verdict, damaged)
 
 
 def _executed(state: _Host) -> list[frozenset[Any]]:
@@ -381,6 +543,7 @@ def _executed(state: _Host) -> list[frozenset[Any]]:
                 sys.setprofile(None)
             executed.append(frozenset(seen))
         state.executed = executed
+        _restore_tree(state)
     return state.executed
 
 
@@ -449,6 +612,9 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
 
     `unit["first"]` names tests to try alone first (the test that killed the mutant in
     place): when one fails there, that is the verdict, without collecting the whole suite.
+    `unit["only"]` names the only tests left to judge it (those that cannot run twice in one
+    process, after the others passed in place): they decide, unless the fresh session cannot
+    select them, and then the whole suite does.
     """
     state = _state()
     program = state.program
@@ -459,21 +625,45 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
         spec_path = Path(tmp) / "spec.json"
         spec_path.write_text(json.dumps({"module": m.module, "file": info.file, "is_package": info.is_package,
                                          "source": program.mutant_source(m.id)}))
-        selections = [(unit["first"], (1,))] if unit.get("first") else []
+        before = unit.get("tests_run", 0)  # tests the mutant already passed in place
+        selections: list[tuple[list[str], bool]] = []
+        if unit.get("only"):
+            selections.append((list(unit["only"]), True))
+        elif unit.get("first"):
+            selections.append((list(unit["first"]), False))
         # a tried-first test counts only when it ran and failed (exit 1): an id the fresh session does not
         # collect is a usage error there, and the whole suite decides
-        selections.append((list(state.spec.pytest_args), None))
-        for selection, kills in selections:
-            code, output = _fresh_pytest(state, ["-x", "-q", *PYTEST_OPTIONS, *selection], str(spec_path), tmp,
-                                         unit["timeout"])
-            if code == "timeout":
-                return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>", "tests_run": 0}
-            if code != 0 and (kills is None or code in kills):
-                failed = next((line.split(" ", 1)[1].split(" - ")[0] for line in output.splitlines()
-                               if line.startswith("FAILED ") or line.startswith("ERROR ")),
-                              "<suite in a fresh interpreter>")
-                return {"status": "killed", "killed_by": failed, "tests_run": 0}
-    return {"status": "survived", "killed_by": None, "tests_run": 0}
+        selections.append((list(state.spec.pytest_args), True))
+        try:
+            for selection, decisive in selections:
+                options = [*PYTEST_OPTIONS, *plugin_options(state.spec.pytest_args)]
+                code, output = _fresh_pytest(state, ["-x", "-q", *options, *selection], str(spec_path), tmp,
+                                             unit["timeout"])
+                ran = before + _count_run(output)
+                if code == "timeout":
+                    return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>",
+                            "tests_run": max(ran, 1)}
+                if code == 1 or (code != 0 and decisive and selection is selections[-1][0]):
+                    failed = next((line.split(" ", 1)[1].split(" - ")[0] for line in output.splitlines()
+                                   if line.startswith("FAILED ") or line.startswith("ERROR ")),
+                                  "<suite in a fresh interpreter>")
+                    return {"status": "killed", "killed_by": failed, "tests_run": max(ran, 1)}
+                if code == 0 and decisive:
+                    return {"status": "survived", "killed_by": None, "tests_run": ran}
+        finally:
+            _restore_tree(state)
+    return {"status": "survived", "killed_by": None, "tests_run": before}
+
+
+def _count_run(output: str) -> int:
+    """How many tests a quiet pytest session reports as run (passed, failed or errored) in its last line."""
+    import re
+
+    lines = [line for line in output.splitlines() if line.strip()]
+    if not lines:
+        return 0
+    counts = re.findall(r"(\d+) (passed|failed|errors?)", lines[-1])
+    return sum(int(n) for n, _ in counts)
 
 
 def _fresh_pytest(state: _Host, args: list[str], spec_path: str, tmp: str, timeout: float) -> tuple[Any, str]:
@@ -508,6 +698,10 @@ UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
     """Dispatch a unit by its `kind` (the function every score worker runs); the result says how long it took."""
     start = time.perf_counter()
-    result = UNITS[unit["kind"]](unit)
+    try:
+        result = UNITS[unit["kind"]](unit)
+    finally:
+        if _HOST is not None:
+            _restore_tree(_HOST)
     result.setdefault("seconds", round(time.perf_counter() - start, 4))
     return result

@@ -103,6 +103,8 @@ def test_import_time_mutants_can_be_skipped(first, project, capsys):
 def test_html_report(first, project):
     index = (project / "html" / "index.html").read_text()
     assert "Mutation score" in index and "core.py" in index
+    assert str(project) not in index and "sample_pkg/core.py" in index  # paths relative to the project
+    assert "Survivors, most worth a look first" in index and "#L33'" in index  # triage links to the line
     page = next(p for p in (project / "html").glob("core-*.html"))
     assert "class='line survived'" in page.read_text()
 
@@ -145,3 +147,61 @@ def test_bad_input(tmp_path, project, capsys):
     assert "no tests" in capsys.readouterr().err
     assert main(["score", "--root", str(project), "--package", "no_such_pkg_xyz"]) == 2
     assert "no_such_pkg_xyz" in capsys.readouterr().err
+
+
+DATAFILE = Path(__file__).resolve().parents[2] / "data" / "score_datafile"
+
+
+def _journal_lines(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def test_killed_mid_run_resumes_and_leaves_the_project_as_found(tmp_path, capsys):
+    """kill -9 in the middle of the mutants: the verdicts reached are on disk and come back on the next run;
+    a mutant that deletes the data file the tests read leaves it in place and misjudges no later mutant;
+    an edited data file judges every mutant anew; --fail-under and the plain progress lines."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "project"
+    shutil.copytree(DATAFILE, root)
+    cache = root / ".mu2py-cache" / "score.json"
+    journal = cache.with_name("score.json.journal")
+    args = ["score", "--root", str(root), "--paths", "data_pkg", "--tests", "tests"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[3]),
+                                                       os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, "-m", "mu2py", *args], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while _journal_lines(journal) < 3 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # the CLI and its workers, as a crash would
+    proc.wait()
+    assert (root / "tests" / "greeting.txt").read_text() == "hello\n"
+    saved = _journal_lines(journal)
+    assert saved >= 3 and not cache.exists()  # never saved whole: the journal alone holds them
+    resumed = _score(root, capsys, "--paths", "data_pkg", "--tests", "tests")
+    assert resumed["summary"]["cached"] >= saved - 1  # a torn last line at most is lost
+    assert cache.exists() and not journal.exists()
+    assert (root / "tests" / "greeting.txt").read_text() == "hello\n"
+    found = {(m["line"], m["mutated"]): m for m in resumed["mutants"]}
+    # `if keep:` deletes greeting.txt: a plain pytest run then fails test_greeting, which ran after it
+    assert found[(12, "keep")]["status"] == "killed" and found[(12, "keep")]["killed_by"].endswith("test_greeting")
+    # pad's dots are checked by no test: alive, whatever ran before them (were "<corrupts shared state>")
+    assert found[(18, '"XX.XX"')]["status"] == "survived"
+    for m in resumed["mutants"]:
+        assert m["status"] != "killed" or (m["tests_run"] > 0 and not m["killed_by"].startswith("<")), m
+    # survivors in triage order: the ones the tests reach most come first
+    reach = [found_m["reached_by"] for i in resumed["triage"] for found_m in resumed["mutants"] if found_m["id"] == i]
+    assert reach and reach[0] == max(reach)
+
+    (root / "tests" / "greeting.txt").write_text("hello\n\n")  # same text once stripped: verdicts stand, not cache
+    code = main([*args, "--fail-under", "99", "--show", "3"])
+    out, err = capsys.readouterr()
+    assert code == 1 and err.strip().startswith("mu2py: score") and "below --fail-under 99%" in err
+    assert "[baseline]" in out and "[mutants]" in out  # plain progress lines: stdout is not a terminal
+    assert "(0 cached)" in out  # the data file the suite reads is part of the cache key
+    assert "survivors, most worth a look first" in out

@@ -1,0 +1,43 @@
+"""Score workers on a suite that cannot run each test twice in one process (tests/data/score_rerun).
+
+Like humanize's suite: a test changes its parametrize list in place, another is given a
+generator, and a test switches a per-thread "current language" and back.  Every verdict
+here must match what plain pytest on the mutated file says.
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+from mu2py.cli import main
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_rerun"
+
+
+def test_tests_that_cannot_rerun_never_kill_by_themselves(tmp_path, capsys):
+    root = tmp_path / "project"
+    shutil.copytree(SAMPLE, root)
+    assert main(["score", "--root", str(root), "--paths", "rerun_pkg", "--tests", "tests", "--no-cache",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    found = {(Path(m["file"]).name, m["line"], m["mutated"]): m for m in report["mutants"]}
+    # no verdict without a test run: every kill names the test that failed
+    for m in report["mutants"]:
+        if m["status"] == "killed":
+            assert m["tests_run"] > 0 and not m["killed_by"].startswith("<"), m
+    # `__all__` is read by nobody: plain pytest passes with each of these (they were "corrupts shared state")
+    exported = [m for m in report["mutants"] if Path(m["file"]).name == "__init__.py" and m["line"] == 5]
+    assert exported and all(m["status"] == "survived" for m in exported)
+    # only the generator case has three words: it kills this mutant, in a fresh interpreter
+    comma = found[("words.py", 21, '"XX, XX"')]
+    assert comma["status"] == "killed" and "genexpr" in comma["killed_by"] and comma["mode"] == "isolated"
+    # test_french leaves the per-thread language set to "en"; a plain run meets the default first
+    default = found[("words.py", 21, 'getattr(_CURRENT, "lang", None)')]
+    assert default["status"] == "killed" and "test_join" in default["killed_by"]
+    # the parameter list test_describe negates in place is as collected on every run
+    # its mutated body calls main(), which exits on the worker's arguments: judged, not a dead worker
+    entry = found[("__main__.py", 14, '!= "__main__"')]
+    assert entry["status"] == "survived" and entry["mode"] == "isolated"
+    sign = found[("words.py", 25, "<= 0")]
+    assert sign["status"] == "survived"
+    assert found[("words.py", 26, '"XXminus XX"')]["killed_by"].split("::")[-1].startswith("test_describe")
