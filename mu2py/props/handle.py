@@ -64,7 +64,8 @@ class Observation:
 def why_not_fuzzable(obj: Any) -> str | None:
     """None when `obj` (a collected test's function) can be driven by `fuzz_one_input`; else why not."""
     handle = getattr(obj, "hypothesis", None)
-    if handle is None or not hasattr(handle, "fuzz_one_input"):
+    # looked up on the class: reading the attribute would build (and cache) a fuzz target on the real database
+    if handle is None or not hasattr(type(handle), "fuzz_one_input"):
         return "not a @given test"
     if inspect.ismethod(obj):
         return "a method (fuzz_one_input calls the test without its instance)"
@@ -139,8 +140,9 @@ class PropertyHandle:
 
     def example_line(self, representation: str) -> str | None:
         """`@example(...)` for a call's representation, when every argument evaluates back in the test's module."""
+        text = representation.strip()
         try:
-            call = ast.parse(representation.strip(), mode="eval").body
+            call = ast.parse(text, mode="eval").body
         except SyntaxError:
             return None
         if not isinstance(call, ast.Call) or call.args:
@@ -148,10 +150,13 @@ class PropertyHandle:
         namespace = dict(vars(inspect.getmodule(self.fn) or object()))
         parts = []
         for keyword in call.keywords:
-            text = ast.unparse(keyword.value)
+            # Hypothesis's own text of the argument (underscores in numbers kept) when it fits on one line
+            arg = ast.get_source_segment(text, keyword.value) or ""
+            if not arg or "\n" in arg:
+                arg = ast.unparse(keyword.value)
             try:
-                eval(compile(text, "<example>", "eval"), dict(namespace))  # noqa: S307 - a repr Hypothesis printed
+                eval(compile(arg, "<example>", "eval"), dict(namespace))  # noqa: S307 - a repr Hypothesis printed
             except Exception:  # noqa: BLE001 - any failure means the repr does not evaluate back
                 return None
-            parts.append(f"{keyword.arg}={text}")
+            parts.append(f"{keyword.arg}={arg}")
         return f"@example({', '.join(parts)})"

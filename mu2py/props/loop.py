@@ -12,7 +12,7 @@ timeout).  An input on which the original fails is a bug in the code (or the pro
 it is recorded once per exception type and location, and the loop goes on.
 
 Invariant: between runs the live modules hold their original code; every random choice
-comes from one `random.Random` seeded by (seed, node id).
+comes from one `random.Random` seeded by (seed, the node id from its file name on).
 """
 
 from __future__ import annotations
@@ -152,7 +152,8 @@ class PropertyFuzzer:
         self.killed_before = set(unit.get("killed_before", ()))
         self.per_input = unit.get("per_input") or None
         self.executions: dict[int, int] = {}
-        self.rng = random.Random(f"{unit['seed']}:{handle.item.nodeid}")
+        # seeded by the node id from its file name on: the same wherever pytest puts its root directory
+        self.rng = random.Random(f"{unit['seed']}:{handle.item.nodeid.rsplit('/', 1)[-1]}")
         self.labels = LabelFeedback()
         self.corpus: list[_Kept] = []
         self.favored: list[_Kept] = []
@@ -174,8 +175,14 @@ class PropertyFuzzer:
     def _next_buffer(self) -> bytes:
         if self.trial <= SEEDS or not self.corpus:
             return random_buffer(self.rng)
-        pool = self.favored if self.favored and self.rng.random() < 0.5 else self.corpus
-        parent = self.rng.choice(pool)
+        r = self.rng.random()
+        if r < 0.25:
+            # the newest input gets a quarter of the energy: what just reached new code is the likeliest
+            # step towards code behind it (a condition that needs several bytes right, one at a time)
+            parent = self.corpus[-1]
+        else:
+            pool = self.favored if self.favored and r < 0.6 else self.corpus
+            parent = self.rng.choice(pool)
         donor = self.rng.choice(self.corpus).buffer if len(self.corpus) > 1 else None
         return child(parent.buffer, self.rng, donor)
 

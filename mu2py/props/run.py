@@ -40,6 +40,7 @@ class PropsConfig:
     timeout_factor: float = 10.0
     min_timeout: float = 1.0
     per_input: int | None = 8  # mutants run per fuzzed input, least-executed first (None: every infected one)
+    default_runs: bool = True  # False: skip the default runs (killed_default 0; a benchmark reusing them)
 
     def __post_init__(self) -> None:
         if self.trials is None and self.seconds is None:
@@ -57,13 +58,28 @@ def _run(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], units:
 def props(spec: SuiteSpec, config: PropsConfig, only: list[str] | None = None,
           on_progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Score and strengthen the `@given` tests of `spec` (see the module docstring); the JSON report."""
-    from mu2py.props.units import run_unit
-
     start = time.perf_counter()
     os.environ.setdefault("PYTHONHASHSEED", "0")  # test ids and set orders the same in every worker
     say = on_progress or (lambda text: None)
     seeded = SuiteSpec(spec.root, (*spec.pytest_args, f"--hypothesis-seed={config.seed}"), spec.modules, spec.files,
                        spec.sys_path, spec.skip_patterns)
+    # Hypothesis places its default database under the directory it is imported in; workers start in ours:
+    # point them at the project's, where a plain `pytest` run at the root looks (unless the user chose one)
+    storage = "HYPOTHESIS_STORAGE_DIRECTORY"
+    own_storage = storage not in os.environ
+    if own_storage:  # for the whole run: a worker replaced later starts from this environment too
+        os.environ[storage] = os.path.join(spec.root, ".hypothesis")
+    try:
+        return _props(spec, seeded, config, only, say, start)
+    finally:
+        if own_storage:
+            os.environ.pop(storage, None)
+
+
+def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[str] | None,
+           say: Callable[[str], None], start: float) -> dict[str, Any]:
+    from mu2py.props.units import run_unit
+
     program = build_program(seeded)
     swappable = {i for i in range(len(program.mutants)) if i not in program.static}
     pool = Processes(max(1, config.workers), initializer=_host_entry, initargs=(seeded,), hosting=True, retries=0)
@@ -88,10 +104,11 @@ def props(spec: SuiteSpec, config: PropsConfig, only: list[str] | None = None,
         failing = [n for n in fuzzable if tests[n][1]["outcome"] != "passed"]
         passing = [n for n in fuzzable if n not in failing]
         say("default runs")
-        defaults = _run(pool, run_unit, [
+        defaults = _defaults(pool, run_unit, [
             {"kind": "props_default", "nodeid": n, "position": tests[n][0],
              "timeout": round(config.timeout_factor * tests[n][1]["seconds"] + config.min_timeout, 3),
-             "mutants": sorted(set(tests[n][1]["infected"]) & swappable)} for n in passing])
+             "mutants": sorted(set(tests[n][1]["infected"]) & swappable) if config.default_runs else []}
+            for n in passing])
         bugs = _run(pool, run_unit, [{"kind": "props_bug", "nodeid": n, "position": tests[n][0]} for n in failing])
         say("fuzzing")
         campaigns = _run(pool, run_unit, [
@@ -114,6 +131,31 @@ def props(spec: SuiteSpec, config: PropsConfig, only: list[str] | None = None,
     }
 
 
+def _defaults(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], units: list[dict[str, Any]]
+              ) -> list[dict[str, Any]]:
+    """Run the default-run units; a unit cut short by a timeout goes on with its `rest` in a fresh worker."""
+    merged: list[dict[str, Any]] = [{"killed": {}, "unswappable": []} for _ in units]
+    todo = list(enumerate(units))
+    while todo:
+        results = _run(pool, fn, [unit for _, unit in todo])
+        again = []
+        for (k, unit), result in zip(todo, results, strict=True):
+            if "lost" in result:  # the worker died on some mutant of this unit: halve until it is found alone
+                mutants = unit["mutants"]
+                if len(mutants) == 1:
+                    merged[k]["killed"][mutants[0]] = "crash"
+                    continue
+                half = len(mutants) // 2
+                again += [(k, dict(unit, mutants=mutants[:half])), (k, dict(unit, mutants=mutants[half:]))]
+                continue
+            merged[k]["killed"].update(result["killed"])
+            merged[k]["unswappable"].extend(result["unswappable"])
+            if result["rest"]:
+                again.append((k, dict(unit, mutants=result["rest"])))
+        todo = again
+    return merged
+
+
 def _selected(nodeid: str, only: list[str] | None) -> bool:
     return not only or any(nodeid == o or nodeid.startswith(o.rstrip("/") + "::") or o in nodeid for o in only)
 
@@ -134,7 +176,7 @@ def _entry(program: Program, nodeid: str, base: dict[str, Any], default: dict[st
     ids = lambda indices: [program.mutants[i].id for i in sorted(indices)]  # noqa: E731 - local shorthand
     return {
         "test": nodeid, "reached": len(reached), "killed_default": len(killed_default & reached),
-        "killed": len(killed), "survivors": ids(reached - killed),
+        "killed": len(killed), "survivors": ids(reached - killed), "default_kills": ids(killed_default & reached),
         "new_kills": [{"mutant": program.mutants[i].id, **k} for i, k in sorted(fuzz_kills.items())],
         "examples": sorted({k["example"] for k in fuzz_kills.values() if k["example"]}),
         "trials": campaign["trials"], "valid": campaign["valid"], "corpus": campaign["corpus"],

@@ -28,14 +28,16 @@ def props_list(unit: dict[str, Any]) -> dict[str, Any]:
 def props_default(unit: dict[str, Any]) -> dict[str, Any]:
     """The test run as pytest runs it, once per mutant of `unit["mutants"]`: which mutants it kills.
 
-    A mutant that cannot be swapped in is listed under `unswappable` (props judges function-level mutants only).
+    A mutant that cannot be swapped in is listed under `unswappable` (props judges function-level
+    mutants only).  After a timeout the worker is to be replaced (the alarm may have hit pytest's
+    own bookkeeping): the mutants not yet run come back under `rest`, for a fresh worker.
     """
     state = suite._state()
     item = suite._item(state, unit["nodeid"], unit["position"])
     killed, unswappable = {}, []
     program = state.program
     assert program is not None
-    for index in unit["mutants"]:
+    for position, index in enumerate(unit["mutants"]):
         plan = mutant_plan(index)
         if plan is None:
             unswappable.append(index)
@@ -48,7 +50,9 @@ def props_default(unit: dict[str, Any]) -> dict[str, Any]:
             swap.restore()
         if outcome != "passed":
             killed[index] = "timeout" if outcome == "timeout" else "exception"
-    return {"killed": killed, "unswappable": unswappable}
+        if outcome == "timeout":
+            return {"killed": killed, "unswappable": unswappable, "rest": unit["mutants"][position + 1:]}
+    return {"killed": killed, "unswappable": unswappable, "rest": []}
 
 
 def props_bug(unit: dict[str, Any]) -> dict[str, Any]:
