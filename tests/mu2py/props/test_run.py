@@ -43,8 +43,8 @@ def _props(root: Path, *args: str) -> dict:
 
 @pytest.fixture(scope="module")
 def report(project: Path) -> dict:
-    """One run over the weak property and the labelled one (300 trials each, seed 1)."""
-    return _props(project, WEAK, LABELS, "--trials", "300", "--seed", "1")
+    """One run over the weak property and the labelled one (300 trials each, seed 1), also as HTML."""
+    return _props(project, WEAK, LABELS, "--trials", "300", "--seed", "1", "--html", str(project / "html"))
 
 
 def _entry(report: dict, test: str) -> dict:
@@ -103,3 +103,18 @@ def test_same_seed_and_trials_give_the_same_campaign(project: Path) -> None:
     first = campaign(3)
     assert first == campaign(3)
     assert first[0]["trials"] == 40 and first[0]["valid"] > 0
+
+
+def test_terminal_and_html_reports_name_the_weak_property_and_the_examples(report: dict, project: Path) -> None:
+    from rich.console import Console
+
+    from mu2py.props.command import print_report
+
+    console = Console(record=True, width=200)
+    print_report(console, report)
+    text = console.export_text()
+    weak = _entry(report, WEAK)
+    assert f"weak: {weak['test']} reaches {len(weak['survivors'])} mutants" in text
+    assert weak["examples"][0] in text
+    index = (project / "html" / "index.html").read_text()
+    assert weak["test"] in index and "frames-" in index and "@example(data=" in index
