@@ -66,8 +66,9 @@ def print_report(console: Console, report: dict[str, Any], show: int = 10) -> No
             if len(e["survivors"]) > show:
                 console.print(f"    ... and {len(e['survivors']) - show} more (--json for all)")
     for bug in report["bugs"]:
-        console.print(f"[bold red]bug:[/bold red] {bug['test']} fails on the original code: "
-                      f"{bug.get('error') or bug.get('exception')}\n    {bug.get('example')}", markup=False)
+        console.print("[bold red]bug:[/bold red] ", end="")
+        console.print(f"{bug['test']} fails on the original code: {bug.get('error') or bug.get('exception')}\n"
+                      f"    {bug.get('example')}", markup=False)
     for s in report["skipped"]:
         console.print(f"skipped {s['test']}: {s['why']}", markup=False)
     s = report["summary"]

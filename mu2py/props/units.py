@@ -3,7 +3,7 @@
 - `baseline`: score's own (every test on the probed original: outcome, reached, infected);
 - `props_list`: which collected tests `fuzz_one_input` can drive, and why not the others;
 - `props_default`: one test's default Hypothesis run (its examples, the forced seed) per mutant;
-- `props_bug`: a test that fails on the original, run again for Hypothesis's minimal example;
+- `props_bug`: a test that fails on the original, run again for its error and Hypothesis's minimal example;
 - `props_fuzz`: one test's campaign (`loop.PropertyFuzzer`), its kills saved to the project's database.
 """
 
@@ -56,22 +56,20 @@ def props_default(unit: dict[str, Any]) -> dict[str, Any]:
 
 
 def props_bug(unit: dict[str, Any]) -> dict[str, Any]:
-    """Hypothesis's report of a test failing on the original: its falsifying example and error."""
-    from _pytest.runner import runtestprotocol
+    """A test failing on the original, run once more as Hypothesis runs it: its error and minimal example.
 
+    Hypothesis shrinks the failure and attaches the falsifying example to the exception as a note.
+    """
     state = suite._state()
     item = suite._item(state, unit["nodeid"], unit["position"])
     suite._fresh_start(state)
-    text = ""
-    for report in runtestprotocol(item, nextitem=None, log=False):
-        if report.failed:
-            text = str(report.longrepr)
-    lines = text.splitlines()
-    example = [line.strip() for k, line in enumerate(lines) if "Falsifying example" in line
-               for line in lines[k + 1:k + 6] if line.strip() and not line.startswith("E ")]
-    error = next((line[2:].strip() for line in reversed(lines) if line.startswith("E ")), "")
-    return {"example": "\n".join(example[:5]) or "(no falsifying example: not a Hypothesis failure)",
-            "error": error}
+    try:
+        item.obj()
+    except Exception as exc:  # noqa: BLE001 - the failure is what is reported
+        notes = [n for n in getattr(exc, "__notes__", ()) if "Falsifying" in n or "example" in n.lower()]
+        return {"error": f"{type(exc).__name__}: {str(exc)[:300]}".strip(),
+                "example": "\n".join(notes) or "(no falsifying example: not a Hypothesis failure)"}
+    return {"error": "passed when run again (flaky?)", "example": ""}
 
 
 def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from mu2py.score.suite import SuiteSpec, build_program
 PROJECT = Path(__file__).resolve().parents[2] / "data" / "props_project"
 WEAK = "test_frames.py::test_payload_size_in_range"
 LABELS = "test_labels.py::test_kind_with_labels"
+BUG = "test_bugs.py::test_every_frame_has_a_payload"
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ def _props(root: Path, *args: str) -> dict:
 @pytest.fixture(scope="module")
 def report(project: Path) -> dict:
     """One run over the weak property and the labelled one (300 trials each, seed 1), also as HTML."""
-    return _props(project, WEAK, LABELS, "--trials", "300", "--seed", "1", "--html", str(project / "html"))
+    return _props(project, WEAK, LABELS, BUG, "--trials", "300", "--seed", "1", "--html", str(project / "html"))
 
 
 def _entry(report: dict, test: str) -> dict:
@@ -62,6 +63,13 @@ def test_fuzzing_kills_mutants_of_a_branch_the_default_run_never_reaches(report:
     assert len(weak["survivors"]) == weak["reached"] - weak["killed"] and weak["survivors"]
     assert report["summary"]["weak"] and WEAK in " ".join(report["summary"]["weak"])
     assert all(line.startswith("@example(data=b") for line in weak["examples"]) and weak["examples"]
+
+
+def test_a_property_failing_on_the_original_is_a_bug_with_its_minimal_example(report: dict) -> None:
+    [bug] = report["bugs"]
+    assert bug["test"].endswith(BUG) and bug["error"].startswith("AssertionError")
+    assert "Falsifying example" in bug["example"] and "data=b''" in bug["example"]  # shrunk to the empty frame
+    assert report["summary"]["failing_on_original"] == 1 and len(report["properties"]) == 2  # the others went on
 
 
 def test_event_and_target_labels_are_observed(report: dict) -> None:
