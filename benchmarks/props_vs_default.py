@@ -14,6 +14,7 @@ checkout, or the mirror `fetch github:jab/bidict` leaves (exported with `git arc
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import subprocess
 import tempfile
@@ -53,6 +54,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--tests", nargs="+", default=TESTS)
+    parser.add_argument("--skip-default", action="store_true",
+                        help="no default runs (fast): fuzzing's kills alone, mutation- vs coverage-guided")
+    parser.add_argument("--out", type=Path, help="write each run's JSON report here")
     args = parser.parse_args()
     seconds = parse_duration(args.time)
     with tempfile.TemporaryDirectory(prefix="props-bidict-") as tmp:
@@ -62,10 +66,13 @@ def main() -> None:
         for guidance in ("mutation", "coverage"):
             start = time.perf_counter()
             config = PropsConfig(seconds=seconds, seed=args.seed, guidance=guidance, workers=args.workers,
-                                 save=False, default_runs=guidance == "mutation")
+                                 save=False, default_runs=guidance == "mutation" and not args.skip_default)
             runs[guidance] = props(spec, config, args.tests)
             print(f"{guidance}-guided run: {time.perf_counter() - start:.0f} s wall (default runs included: "
-                  f"{guidance == 'mutation'})", flush=True)
+                  f"{config.default_runs})", flush=True)
+            if args.out is not None:
+                args.out.mkdir(parents=True, exist_ok=True)
+                (args.out / f"{guidance}.json").write_text(json.dumps(runs[guidance], indent=1))
     mutation = {e["test"]: e for e in runs["mutation"]["properties"]}
     coverage = {e["test"]: e for e in runs["coverage"]["properties"]}
     print(f"\nbidict @given tests, {args.time} of fuzzing per property and guidance, seed {args.seed}")
