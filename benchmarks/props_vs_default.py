@@ -92,7 +92,8 @@ def main() -> None:
     for test, m in mutation.items():
         new = [k["mutant"] for k in m["new_kills"]]
         if new:
-            print(f"{test.split('::')[-1]}: fuzzing killed {len(new)} mutants the default run missed, e.g. "
+            what = "fuzzing alone killed" if args.skip_default else "fuzzing killed the default run missed"
+            print(f"{test.split('::')[-1]}: {what} {len(new)} mutants, e.g. "
                   f"{', '.join(new[:3])}; examples: {'; '.join(m['examples'][:2])}")
     weak = runs["mutation"]["summary"]["weak"]
     print(f"weak properties (reach mutants they never kill): {', '.join(t.split('::')[-1] for t in weak)}")

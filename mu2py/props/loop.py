@@ -212,7 +212,8 @@ class PropertyFuzzer:
             self.bugs[key] = {"exception": key[0], "location": key[1], "message": plain.exc_message,
                               "example": self.handle.observation.representation, "trial": self.trial}
 
-    def _judge(self, buffer: bytes, original: RunResult, infected: set[int], representation: str) -> list[int]:
+    def _judge(self, buffer: bytes, original: RunResult, infected: set[int], representation: str,
+               cap: bool = True) -> list[int]:
         timeout = max(MIN_TIMEOUT, TIMEOUT_FACTOR * original.seconds)
         killed = []
         alive = [i for i in infected & self.candidates if i not in self.kills and i not in self.killed_before]
@@ -220,7 +221,7 @@ class PropertyFuzzer:
         # Mu2-OPT's least-executed filter: at most `per_input` mutants per input, those run least so far
         # first (ties by index), so a mutant left out now is among the first in line on the next input
         alive.sort(key=lambda i: (executions.get(i, 0), i))
-        for index in alive[: self.per_input]:
+        for index in alive[: self.per_input if cap else None]:
             result = run_mutant(self.handle, index, buffer, timeout)
             if result is None:
                 continue
@@ -270,4 +271,5 @@ class PropertyFuzzer:
             for kept in self.corpus:
                 original = self.handle.run(kept.buffer, ORIGINAL_TIMEOUT)
                 if original.status is Status.OK and original.output is not None:
-                    self._judge(kept.buffer, original, set(kept.infected), kept.representation)
+                    # after the budget every infected mutant runs: the corpus is judged whole
+                    self._judge(kept.buffer, original, set(kept.infected), kept.representation, cap=False)
