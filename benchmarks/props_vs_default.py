@@ -92,7 +92,7 @@ def main() -> None:
     for test, m in mutation.items():
         new = [k["mutant"] for k in m["new_kills"]]
         if new:
-            what = "fuzzing alone killed" if args.skip_default else "fuzzing killed the default run missed"
+            what = "fuzzing alone killed" if args.skip_default else "beyond the default run, fuzzing killed"
             print(f"{test.split('::')[-1]}: {what} {len(new)} mutants, e.g. "
                   f"{', '.join(new[:3])}; examples: {'; '.join(m['examples'][:2])}")
     weak = runs["mutation"]["summary"]["weak"]
