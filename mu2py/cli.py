@@ -169,12 +169,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_mutate)
 
     from mu2py.commands import add_commands
+    from mu2py.props.command import add_props_command
     from mu2py.regression import add_corpus_command
     from mu2py.score.command import add_score_command
 
     add_commands(sub, _evaluation_args, _prefixes)
     add_score_command(sub)
     add_corpus_command(sub)
+    add_props_command(sub)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""`mu2py props`: score and strengthen a project's Hypothesis `@given` tests under mutation guidance."""

@@ -1,0 +1,134 @@
+"""The `mu2py props` subcommand: options, the terminal table, `--json` and `--html`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mu2py.argtypes import positive_int
+from mu2py.commands import parse_duration
+from mu2py.errors import UserError
+from mu2py.score.command import load_config, modules_from_package, modules_from_paths
+
+
+def spec_for(root: Path, package: str | None, paths: list[str] | None, tests: list[str]) -> Any:
+    """The SuiteSpec of a project: what to mutate from the options or `[tool.mu2py]`, pytest run at `root`."""
+    from mu2py.score.suite import SuiteSpec
+
+    config = load_config(root)
+    skip = list(config.get("skip", []))
+    if not package and not paths:
+        package, paths = config.get("package"), config.get("paths")
+    if package and paths:
+        raise UserError("[tool.mu2py] gives both package and paths: keep one")
+    if package:
+        modules, files, sys_path = modules_from_package(package, root, skip)
+    elif paths:
+        modules, files, sys_path = modules_from_paths(list(paths), root, skip)
+    else:
+        raise UserError("say what to mutate: --package PKG or --paths SRC... (or [tool.mu2py] in pyproject.toml)")
+    # pytest collects the given test paths (a node id narrows to its file; props selects the tests itself)
+    files_to_collect = sorted({t.split("::")[0] for t in tests}) or list(config.get("tests") or [])
+    return SuiteSpec(root=str(root), pytest_args=(*files_to_collect, *config.get("pytest_args", [])),
+                     modules=tuple(modules), files=tuple(files), sys_path=tuple(sys_path),
+                     skip_patterns=tuple(config.get("skip_lines", [])))
+
+
+def _table(report: dict[str, Any]) -> Table:
+    table = Table(title="properties under mutation")
+    for col in ("test", "reached", "killed (default)", "killed (fuzzed)", "survivors", "trials"):
+        table.add_column(col, justify="left" if col == "test" else "right", overflow="fold")
+    for e in report["properties"]:
+        table.add_row(e["test"], str(e["reached"]), str(e["killed_default"]), str(e["killed"]),
+                      str(len(e["survivors"])), str(e.get("trials", "-")))
+    return table
+
+
+def print_report(console: Console, report: dict[str, Any], show: int = 10) -> None:
+    """The table, the new `@example` lines, weak properties with their survivors, bugs and skipped tests."""
+    console.print(_table(report))
+    mutants = report["mutants"]
+    for e in report["properties"]:
+        if e.get("examples"):
+            console.print(f"[bold]{escape(e['test'])}[/bold]: add these examples (each kills mutants the default run "
+                          "missed)", markup=True)
+            for line in e["examples"]:
+                console.print(f"    {line}", markup=False)
+    for e in report["properties"]:
+        if e["survivors"]:
+            console.print(f"[bold]weak:[/bold] {escape(e['test'])} reaches {len(e['survivors'])} mutants it never "
+                          "kills:", markup=True)
+            for mid in e["survivors"][:show]:
+                m = mutants[mid]
+                console.print(f"    {m['file']}:{m['line']} {m['original']} → {m['mutated']}", markup=False)
+            if len(e["survivors"]) > show:
+                console.print(f"    ... and {len(e['survivors']) - show} more (--json for all)")
+    for bug in report["bugs"]:
+        console.print("[bold red]bug:[/bold red] ", end="", markup=True)
+        console.print(f"{bug['test']} fails on the original code: {bug.get('error') or bug.get('exception')}\n"
+                      f"    {bug.get('example')}", markup=False)
+    for s in report["skipped"]:
+        console.print(f"skipped {s['test']}: {s['why']}", markup=False)
+    s = report["summary"]
+    console.print(f"[bold]{s['killed']}[/bold] of {s['reached']} reached mutants killed after fuzzing "
+                  f"({s['killed_default']} by the default runs); {s['properties']} properties, "
+                  f"{len(s['weak'])} weak, {s['failing_on_original']} failing on the original; {s['seconds']} s",
+                  markup=True)
+
+
+def _props(args: argparse.Namespace, console: Console) -> int:
+    from mu2py.props.run import PropsConfig, props
+
+    if (args.time is None) == (args.trials is None):
+        raise UserError("give one budget per test: --trials N or --time DURATION")
+    root = Path(args.root).resolve()
+    spec = spec_for(root, args.package, args.paths, args.tests)
+    config = PropsConfig(trials=args.trials, seconds=parse_duration(args.time) if args.time else None,
+                         seed=args.seed, guidance=args.guidance, workers=args.workers, save=not args.no_save,
+                         per_input=args.per_input or None)
+    quiet = args.json or not console.is_terminal
+    if quiet:
+        report = props(spec, config, args.tests)
+    else:
+        with console.status("props") as status:
+            report = props(spec, config, args.tests, lambda phase: status.update(phase))
+    if args.html:
+        from mu2py.props.html import write_html
+
+        index = write_html(report, Path(args.html))
+        if not args.json:
+            console.print(f"HTML report: {index}")
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print_report(console, report)
+    return 0
+
+
+def add_props_command(sub: Any) -> None:
+    """Register `props` on the top-level subparsers."""
+    p = sub.add_parser("props", help="score and strengthen the @given tests of a suite under mutation guidance")
+    p.add_argument("tests", nargs="*", metavar="TESTS", help="test files or node ids (default: the whole suite)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--package", help="importable package to mutate")
+    what.add_argument("--paths", nargs="+", metavar="SRC", help="source files or package folders to mutate")
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--time", help="fuzzing time per test, e.g. 30s, 5m")
+    budget.add_argument("--trials", type=positive_int, help="fuzzing trials per test (reproducible)")
+    p.add_argument("--seed", type=int, default=0, help="seeds fuzzing and the default runs (--hypothesis-seed)")
+    p.add_argument("--workers", type=positive_int, default=1, help="worker processes (tests are fuzzed in parallel)")
+    p.add_argument("--guidance", choices=("mutation", "coverage"), default="mutation",
+                   help="mutation: kills are feedback (default); coverage: lines, targets, events only")
+    p.add_argument("--per-input", type=positive_int, default=8, metavar="K",
+                   help="mutants run per fuzzed input, least-executed first (default 8; 0: every infected one)")
+    p.add_argument("--root", default=".", help="project root: pytest runs here (default: current directory)")
+    p.add_argument("--no-save", action="store_true", help="do not save killing inputs to the example database")
+    p.add_argument("--json", action="store_true", help="the report as JSON on stdout")
+    p.add_argument("--html", metavar="DIR", help="write an HTML report")
+    p.set_defaults(run=_props)

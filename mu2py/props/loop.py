@@ -1,0 +1,275 @@
+"""The fuzzing loop of one `@given` test, inside a score worker that hosts the project's pytest session.
+
+Per trial: pick a kept buffer (favored ones, which killed mutants, twice as often), make a
+havoc child, run the test on it with the probed original swapped in (line coverage, the
+mutation sites reached and the mutants infected, `target()`/`event()` observations), then,
+under mutation guidance, run it on every infected mutant still alive; keep the buffer when
+it adds lines, raises a target, shows a new event or kills a mutant.  Under coverage
+guidance no mutant runs while fuzzing; the kept buffers are judged once at the end.
+
+Kill rule: the test passes on the original and fails on the mutant (any exception, or a
+timeout).  An input on which the original fails is a bug in the code (or the property):
+it is recorded once per exception type and location, and the loop goes on.
+
+Invariant: between runs the live modules hold their original code; every random choice
+comes from one `random.Random` seeded by (seed, the node id from its file name on).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from mu2py.coverage import CoverageMap
+from mu2py.engine.oracle import kill_reason
+from mu2py.engine.runs import RunResult, Status
+from mu2py.engine.swap import SwapError
+from mu2py.props.buffers import child, random_buffer
+from mu2py.props.feedback import LabelFeedback
+from mu2py.props.handle import PropertyHandle
+from mu2py.score import suite
+
+SEEDS = 8  # the first trials run random buffers: the corpus needs a few valid inputs to mutate
+MIN_TIMEOUT = 0.5
+TIMEOUT_FACTOR = 20.0
+ORIGINAL_TIMEOUT = 10.0
+
+
+@dataclass
+class _Kept:
+    buffer: bytes
+    infected: frozenset[int]
+    representation: str
+
+
+@dataclass
+class _Kill:
+    trial: int
+    reason: str
+    buffer: bytes
+    representation: str
+
+
+@dataclass
+class Plans:
+    """Per worker: the swap plans of the probed original (per module) and of each mutant, computed once."""
+
+    probed: dict[str, list[Any]] | None = None
+    functions: dict[str, Any] = field(default_factory=dict)
+    recorder: Any = None
+    coverage: CoverageMap | None = None
+    mutants: dict[int, list[Any] | None] = field(default_factory=dict)
+
+
+_PLANS = Plans()
+
+
+def mutant_plan(index: int) -> list[Any] | None:
+    """The swap plan of function-level mutant `index` (None: it cannot be swapped in)."""
+    if index not in _PLANS.mutants:
+        state = suite._state()
+        program = state.program
+        assert program is not None
+        payload = program.payload(index)
+        plan = None
+        if payload.kind == "swap":
+            original, mutated = payload.codes()
+            try:
+                plan = state.swaps[payload.module].plan(mutated, original)
+            except SwapError:
+                plan = None
+        _PLANS.mutants[index] = plan
+    return _PLANS.mutants[index]
+
+
+def _probed(fresh: bool = False) -> tuple[dict[str, list[Any]], Any, CoverageMap]:
+    """Plans that swap in the original instrumented with mutation probes and line coverage.
+
+    Built again when `fresh`: slipcover reports each line once per instrumentation, and every
+    test's campaign must see its own new lines.
+    """
+    if _PLANS.probed is None or fresh:
+        state = suite._state()
+        program = state.program
+        assert program is not None
+        recorder = program.probe_recorder()
+        functions = recorder.functions()
+        coverage = CoverageMap(branch=False)
+        sources = program.instrumented_sources()
+        plans = {}
+        for info in program.target.modules:
+            swap = state.swaps[info.name]
+            plans[info.name], _ = swap._plan(coverage.compile(info, sources[info.name]), strict=False)
+        _PLANS.probed, _PLANS.recorder, _PLANS.coverage, _PLANS.functions = plans, recorder, coverage, functions
+    assert _PLANS.recorder is not None and _PLANS.coverage is not None
+    return _PLANS.probed, _PLANS.recorder, _PLANS.coverage
+
+
+def _with_plan(plan: list[Any], module: str, fn: Any) -> Any:
+    state = suite._state()
+    swap = state.swaps[module]
+    suite._fresh_start(state)
+    swap.apply_plan(plan)
+    try:
+        return fn()
+    finally:
+        swap.restore()
+
+
+def run_mutant(handle: PropertyHandle, index: int, buffer: bytes, timeout: float) -> RunResult | None:
+    """The test on `buffer` with mutant `index` swapped in (None: the mutant cannot be swapped)."""
+    plan = mutant_plan(index)
+    if plan is None:
+        return None
+    program = suite._state().program
+    assert program is not None
+    return _with_plan(plan, program.mutants[index].module, lambda: handle.run(buffer, timeout))
+
+
+def kills(original: RunResult, mutant: RunResult) -> str | None:
+    """The kill rule: why `mutant` kills (`exception`, `timeout`) when the test passed on `original`; else None.
+
+    The original must have passed on a valid input (its output is the buffer it used); a
+    mutant that makes the input invalid (an `assume` now failing) does not kill.
+    """
+    if original.status is not Status.OK or original.output is None:
+        return None
+    reason = kill_reason(original, mutant, differential=False)
+    return reason.value if reason is not None else None
+
+
+class PropertyFuzzer:
+    """One test's campaign (see the module docstring); `candidates` are the mutants it may kill."""
+
+    def __init__(self, handle: PropertyHandle, unit: dict[str, Any]) -> None:
+        self.handle = handle
+        self.guidance = unit["guidance"]
+        self.trials = unit.get("trials")
+        self.seconds = unit.get("seconds")
+        self.candidates = set(unit["candidates"])
+        self.killed_before = set(unit.get("killed_before", ()))
+        self.per_input = unit.get("per_input") or None
+        self.executions: dict[int, int] = {}
+        # seeded by the node id from its file name on: the same wherever pytest puts its root directory
+        self.rng = random.Random(f"{unit['seed']}:{handle.item.nodeid.rsplit('/', 1)[-1]}")
+        self.labels = LabelFeedback()
+        self.corpus: list[_Kept] = []
+        self.favored: list[_Kept] = []
+        self.kills: dict[int, _Kill] = {}
+        self.reached: set[int] = set()
+        self.bugs: dict[tuple[str, str], dict[str, Any]] = {}
+        self.lines = 0
+        self.trial = 0
+        self.valid = 0
+        self.mutant_runs = 0
+        program = suite._state().program
+        assert program is not None
+        self.program = program
+        _probed(fresh=True)
+        self.site_mutants: dict[int, list[int]] = {}
+        for i in self.candidates:
+            self.site_mutants.setdefault(program.mutants[i].site, []).append(i)
+
+    def _next_buffer(self) -> bytes:
+        if self.trial <= SEEDS or not self.corpus:
+            return random_buffer(self.rng)
+        r = self.rng.random()
+        if r < 0.25:
+            # the newest input gets a quarter of the energy: what just reached new code is the likeliest
+            # step towards code behind it (a condition that needs several bytes right, one at a time)
+            parent = self.corpus[-1]
+        else:
+            pool = self.favored if self.favored and r < 0.6 else self.corpus
+            parent = self.rng.choice(pool)
+        donor = self.rng.choice(self.corpus).buffer if len(self.corpus) > 1 else None
+        return child(parent.buffer, self.rng, donor)
+
+    def _run_original(self, buffer: bytes) -> tuple[RunResult, set[int], set[int], int]:
+        plans, recorder, coverage = _probed()
+        state = suite._state()
+        suite._fresh_start(state)
+        recorder.reset()
+        for module, plan in plans.items():
+            # the probes call these by name (score's baseline removes them from the modules after its run)
+            vars(state.swaps[module].module).update(_PLANS.functions)
+            state.swaps[module].apply_plan(plan)
+        try:
+            result = self.handle.run(buffer, ORIGINAL_TIMEOUT, observe=True)
+        finally:
+            for module in plans:
+                state.swaps[module].restore()
+        recorder.finish()
+        return result, set(recorder.reached), set(recorder.infected), coverage.collect()
+
+    def _bug(self, buffer: bytes, probed: RunResult) -> None:
+        plain = self.handle.run(buffer, ORIGINAL_TIMEOUT, observe=True)  # the probes must not be the cause
+        if plain.status is Status.OK:
+            return
+        key = (plain.exc_type or "Timeout", plain.location or "?")
+        if key not in self.bugs:
+            self.bugs[key] = {"exception": key[0], "location": key[1], "message": plain.exc_message,
+                              "example": self.handle.observation.representation, "trial": self.trial}
+
+    def _judge(self, buffer: bytes, original: RunResult, infected: set[int], representation: str,
+               cap: bool = True) -> list[int]:
+        timeout = max(MIN_TIMEOUT, TIMEOUT_FACTOR * original.seconds)
+        killed = []
+        alive = [i for i in infected & self.candidates if i not in self.kills and i not in self.killed_before]
+        executions = self.executions
+        # Mu2-OPT's least-executed filter: at most `per_input` mutants per input, those run least so far
+        # first (ties by index), so a mutant left out now is among the first in line on the next input
+        alive.sort(key=lambda i: (executions.get(i, 0), i))
+        for index in alive[: self.per_input if cap else None]:
+            result = run_mutant(self.handle, index, buffer, timeout)
+            if result is None:
+                continue
+            executions[index] = executions.get(index, 0) + 1
+            self.mutant_runs += 1
+            reason = kills(original, result)
+            if reason is not None:
+                self.kills[index] = _Kill(self.trial, reason, buffer, representation)
+                killed.append(index)
+        return killed
+
+    def _done(self, start: float) -> bool:
+        if self.trials is not None and self.trial >= self.trials:
+            return True
+        return self.seconds is not None and time.perf_counter() - start >= self.seconds
+
+    def step(self) -> None:
+        """One trial."""
+        self.trial += 1
+        buffer = self._next_buffer()
+        original, reached, infected, lines = self._run_original(buffer)
+        self.lines += lines
+        for site in reached:
+            self.reached.update(self.site_mutants.get(site, ()))
+        if original.status is not Status.OK:
+            self._bug(buffer, original)
+            return
+        if original.output is None:  # the buffer ran out, or assume()/filter rejected it
+            return
+        self.valid += 1
+        used = bytes(original.output)
+        representation = self.handle.observation.representation
+        novel = self.labels.novel(self.handle.observation)
+        killed = self._judge(used, original, infected, representation) if self.guidance == "mutation" else []
+        if lines or novel or killed:
+            kept = _Kept(used, frozenset(infected), representation)
+            self.corpus.append(kept)
+            if killed:
+                self.favored.append(kept)
+
+    def run(self) -> None:
+        """Fuzz until the budget is spent; under coverage guidance, judge the kept buffers after it."""
+        start = time.perf_counter()
+        while not self._done(start):
+            self.step()
+        if self.guidance == "coverage":
+            for kept in self.corpus:
+                original = self.handle.run(kept.buffer, ORIGINAL_TIMEOUT)
+                if original.status is Status.OK and original.output is not None:
+                    # after the budget every infected mutant runs: the corpus is judged whole
+                    self._judge(kept.buffer, original, set(kept.infected), kept.representation, cap=False)

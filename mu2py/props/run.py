@@ -1,0 +1,205 @@
+"""`mu2py props` in the parent process: plan the units, fan them out to score workers, and build the report.
+
+Order: score's baseline (per test: outcome, the sites and mutants its default run reached
+and infected); the list of tests `fuzz_one_input` can drive; per fuzzable test, its default
+run against every mutant it infected (`killed_default`); then per test a campaign
+(`loop.PropertyFuzzer`) seeded by (seed, node id), told which mutants the default run kills
+already so that fuzzing looks for the others.  Only function-level mutants are judged
+(those applied by swapping code objects, as fuzzing needs them thousands of times).
+
+Invariants: a test's `killed` includes its `killed_default`; `survivors` are the mutants
+it reached (by its default run or any fuzzed input) and never killed; the same seed and
+trial budget give the same report.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mu2py.errors import UserError
+from mu2py.mutants.catalog import Program
+from mu2py.score.scoring import _host_entry
+from mu2py.score.suite import SuiteSpec, build_program
+from mu2py.workers import Lost, Processes, WorkerError
+
+
+@dataclass
+class PropsConfig:
+    """Budget (per test: `trials` or `seconds`), seed, guidance, workers, and whether kills are saved."""
+
+    trials: int | None = None
+    seconds: float | None = None
+    seed: int = 0
+    guidance: str = "mutation"
+    workers: int = 1
+    save: bool = True
+    timeout_factor: float = 10.0
+    min_timeout: float = 1.0
+    per_input: int | None = 8  # mutants run per fuzzed input, least-executed first (None: every infected one)
+    default_runs: bool = True  # False: skip the default runs (killed_default 0; a benchmark reusing them)
+
+    def __post_init__(self) -> None:
+        if self.trials is None and self.seconds is None:
+            raise UserError("give a budget per test: --trials N or --time DURATION")
+
+
+def _run(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], units: list[dict[str, Any]]
+         ) -> list[dict[str, Any]]:
+    results: list[dict[str, Any]] = [{} for _ in units]
+    for index, result in pool.map_unordered(fn, units):
+        results[index] = {"lost": result.reason} if isinstance(result, Lost) else result
+    return results
+
+
+def props(spec: SuiteSpec, config: PropsConfig, only: list[str] | None = None,
+          on_progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Score and strengthen the `@given` tests of `spec` (see the module docstring); the JSON report."""
+    start = time.perf_counter()
+    os.environ.setdefault("PYTHONHASHSEED", "0")  # test ids and set orders the same in every worker
+    say = on_progress or (lambda text: None)
+    seeded = SuiteSpec(spec.root, (*spec.pytest_args, f"--hypothesis-seed={config.seed}"), spec.modules, spec.files,
+                       spec.sys_path, spec.skip_patterns)
+    # Hypothesis places its default database under the directory it is imported in; workers start in ours:
+    # point them at the project's, where a plain `pytest` run at the root looks (unless the user chose one)
+    storage = "HYPOTHESIS_STORAGE_DIRECTORY"
+    own_storage = storage not in os.environ
+    if own_storage:  # for the whole run: a worker replaced later starts from this environment too
+        os.environ[storage] = os.path.join(spec.root, ".hypothesis")
+    try:
+        return _props(spec, seeded, config, only, say, start)
+    finally:
+        if own_storage:
+            os.environ.pop(storage, None)
+
+
+def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[str] | None,
+           say: Callable[[str], None], start: float) -> dict[str, Any]:
+    from mu2py.props.units import run_unit
+
+    program = build_program(seeded)
+    swappable = {i for i in range(len(program.mutants)) if i not in program.static}
+    pool = Processes(max(1, config.workers), initializer=_host_entry, initargs=(seeded,), hosting=True, retries=0)
+    try:
+        say("baseline")
+        try:
+            [base, listed] = _run(pool, run_unit, [{"kind": "baseline"}, {"kind": "props_list"}])
+        except WorkerError as exc:
+            raise UserError(f"pytest could not start in a worker ({exc}); run the suite with plain pytest") from exc
+        for result in (base, listed):
+            if "lost" in result:
+                raise UserError(f"the test suite crashed the worker on the original code: {result['lost']}")
+            if "error" in result:
+                raise UserError(result["error"])
+        tests = {t["nodeid"]: (position, t) for position, t in enumerate(base["tests"])}
+        chosen = [(nodeid, why) for nodeid, why in listed["tests"] if _selected(nodeid, only)]
+        fuzzable = [n for n, why in chosen if why is None]
+        skipped = {n: why for n, why in chosen if why is not None and why != "not a @given test"}
+        if not fuzzable:
+            raise UserError("no @given test to fuzz among the selected tests"
+                            + (f" ({len(skipped)} skipped: {next(iter(skipped.values()))})" if skipped else ""))
+        failing = [n for n in fuzzable if tests[n][1]["outcome"] != "passed"]
+        passing = [n for n in fuzzable if n not in failing]
+        say("default runs")
+        defaults = _defaults(pool, run_unit, [
+            {"kind": "props_default", "nodeid": n, "position": tests[n][0],
+             "timeout": round(config.timeout_factor * tests[n][1]["seconds"] + config.min_timeout, 3),
+             "mutants": sorted(set(tests[n][1]["infected"]) & swappable) if config.default_runs else []}
+            for n in passing])
+        bugs = _run(pool, run_unit, [{"kind": "props_bug", "nodeid": n, "position": tests[n][0]} for n in failing])
+        say("fuzzing")
+        campaigns = _run(pool, run_unit, [
+            {"kind": "props_fuzz", "nodeid": n, "position": tests[n][0], "trials": config.trials,
+             "seconds": config.seconds, "seed": config.seed, "guidance": config.guidance, "save": config.save,
+             "per_input": config.per_input,
+             "candidates": sorted(swappable), "killed_before": sorted(d.get("killed", {})),
+             "timeout": config.min_timeout} for n, d in zip(passing, defaults, strict=True)])
+    finally:
+        pool.close()
+    entries = [_entry(program, n, tests[n][1], d, c, swappable)
+               for n, d, c in zip(passing, defaults, campaigns, strict=True)]
+    return {
+        "properties": entries,
+        "bugs": [{"test": n, **b} for n, b in zip(failing, bugs, strict=True)]
+                + [{"test": e["test"], **b} for e in entries for b in e.pop("_bugs")],
+        "skipped": [{"test": n, "why": why} for n, why in skipped.items()],
+        "summary": _summary(entries, config, time.perf_counter() - start, len(failing)),
+        "mutants": _mutant_table(program, entries),
+    }
+
+
+def _defaults(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], units: list[dict[str, Any]]
+              ) -> list[dict[str, Any]]:
+    """Run the default-run units; a unit cut short by a timeout goes on with its `rest` in a fresh worker."""
+    merged: list[dict[str, Any]] = [{"killed": {}, "unswappable": []} for _ in units]
+    todo = list(enumerate(units))
+    while todo:
+        results = _run(pool, fn, [unit for _, unit in todo])
+        again = []
+        for (k, unit), result in zip(todo, results, strict=True):
+            if "lost" in result:  # the worker died on some mutant of this unit: halve until it is found alone
+                mutants = unit["mutants"]
+                if len(mutants) == 1:
+                    merged[k]["killed"][mutants[0]] = "crash"
+                    continue
+                half = len(mutants) // 2
+                again += [(k, dict(unit, mutants=mutants[:half])), (k, dict(unit, mutants=mutants[half:]))]
+                continue
+            merged[k]["killed"].update(result["killed"])
+            merged[k]["unswappable"].extend(result["unswappable"])
+            if result["rest"]:
+                again.append((k, dict(unit, mutants=result["rest"])))
+        todo = again
+    return merged
+
+
+def _selected(nodeid: str, only: list[str] | None) -> bool:
+    return not only or any(nodeid == o or nodeid.startswith(o.rstrip("/") + "::") or o in nodeid for o in only)
+
+
+def _entry(program: Program, nodeid: str, base: dict[str, Any], default: dict[str, Any],
+           campaign: dict[str, Any], swappable: set[int]) -> dict[str, Any]:
+    """One property's line of the report (see the module docstring for what the counts mean)."""
+    if "lost" in default or "lost" in campaign:
+        why = default.get("lost") or campaign.get("lost")
+        return {"test": nodeid, "reached": 0, "killed_default": 0, "killed": 0, "survivors": [],
+                "lost": why, "_bugs": []}
+    sites = set(base["reached"])
+    unswappable = set(default.get("unswappable", ()))
+    reached = ({i for i in swappable if program.mutants[i].site in sites} | set(campaign["reached"])) - unswappable
+    killed_default = {int(i) for i in default["killed"]}
+    fuzz_kills = {int(i): k for i, k in campaign["kills"].items()}
+    killed = (killed_default | set(fuzz_kills)) & reached
+    ids = lambda indices: [program.mutants[i].id for i in sorted(indices)]  # noqa: E731 - local shorthand
+    return {
+        "test": nodeid, "reached": len(reached), "killed_default": len(killed_default & reached),
+        "killed": len(killed), "survivors": ids(reached - killed), "default_kills": ids(killed_default & reached),
+        "new_kills": [{"mutant": program.mutants[i].id, **k} for i, k in sorted(fuzz_kills.items())],
+        "examples": sorted({k["example"] for k in fuzz_kills.values() if k["example"]}),
+        "trials": campaign["trials"], "valid": campaign["valid"], "corpus": campaign["corpus"],
+        "mutant_runs": campaign["mutant_runs"], "seconds": campaign["seconds"],
+        "events": campaign["events"], "targets": campaign["targets"], "_bugs": campaign["bugs"],
+    }
+
+
+def _summary(entries: list[dict[str, Any]], config: PropsConfig, seconds: float, failing: int) -> dict[str, Any]:
+    reached = sum(e["reached"] for e in entries)
+    return {
+        "properties": len(entries), "failing_on_original": failing,
+        "reached": reached, "killed_default": sum(e["killed_default"] for e in entries),
+        "killed": sum(e["killed"] for e in entries),
+        "weak": [e["test"] for e in entries if e["survivors"]],
+        "guidance": config.guidance, "per_input": config.per_input, "seed": config.seed, "trials": config.trials,
+        "seconds_per_test": config.seconds,
+        "seconds": round(seconds, 2),
+    }
+
+
+def _mutant_table(program: Program, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The survivors' descriptions (file, line, original, mutated), keyed by mutant id."""
+    wanted = {m for e in entries for m in e["survivors"]}
+    return {m.id: {"file": m.file, "line": m.line, "original": m.original, "mutated": m.mutated,
+                   "operator": m.operator} for m in program.mutants if m.id in wanted}

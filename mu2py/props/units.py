@@ -1,0 +1,117 @@
+"""The work units `mu2py props` sends to score workers (each hosting the project's pytest session).
+
+- `baseline`: score's own (every test on the probed original: outcome, reached, infected);
+- `props_list`: which collected tests `fuzz_one_input` can drive, and why not the others;
+- `props_default`: one test's default Hypothesis run (its examples, the forced seed) per mutant;
+- `props_bug`: a test that fails on the original, run again for its error and Hypothesis's minimal example;
+- `props_fuzz`: one test's campaign (`loop.PropertyFuzzer`), its kills saved to the project's database.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from mu2py.props.handle import PropertyHandle, why_not_fuzzable
+from mu2py.props.loop import PropertyFuzzer, mutant_plan
+from mu2py.score import suite
+
+
+def props_list(unit: dict[str, Any]) -> dict[str, Any]:
+    """Per collected test (collection order): its node id, and None or why it cannot be fuzzed."""
+    state = suite._state()
+    if state.error:
+        return {"error": state.error}
+    return {"tests": [(item.nodeid, why_not_fuzzable(item.obj)) for item in state.order]}
+
+
+def props_default(unit: dict[str, Any]) -> dict[str, Any]:
+    """The test run as pytest runs it, once per mutant of `unit["mutants"]`: which mutants it kills.
+
+    A mutant that cannot be swapped in is listed under `unswappable` (props judges function-level
+    mutants only).  After a timeout the worker is to be replaced (the alarm may have hit pytest's
+    own bookkeeping): the mutants not yet run come back under `rest`, for a fresh worker.
+    """
+    state = suite._state()
+    item = suite._item(state, unit["nodeid"], unit["position"])
+    killed, unswappable = {}, []
+    program = state.program
+    assert program is not None
+    for position, index in enumerate(unit["mutants"]):
+        plan = mutant_plan(index)
+        if plan is None:
+            unswappable.append(index)
+            continue
+        swap = state.swaps[program.mutants[index].module]
+        swap.apply_plan(plan)
+        try:
+            outcome = suite.run_test(item, unit["timeout"])
+        finally:
+            swap.restore()
+        if outcome != "passed":
+            killed[index] = "timeout" if outcome == "timeout" else "exception"
+        if outcome == "timeout":
+            return {"killed": killed, "unswappable": unswappable, "rest": unit["mutants"][position + 1:]}
+    return {"killed": killed, "unswappable": unswappable, "rest": []}
+
+
+def props_bug(unit: dict[str, Any]) -> dict[str, Any]:
+    """A test failing on the original, run once more as Hypothesis runs it: its error and minimal example.
+
+    Hypothesis shrinks the failure and attaches the falsifying example to the exception as a note.
+    """
+    state = suite._state()
+    item = suite._item(state, unit["nodeid"], unit["position"])
+    suite._fresh_start(state)
+    try:
+        item.obj()
+    except Exception as exc:  # noqa: BLE001 - the failure is what is reported
+        notes = [n for n in getattr(exc, "__notes__", ()) if "Falsifying" in n or "example" in n.lower()]
+        return {"error": f"{type(exc).__name__}: {str(exc)[:300]}".strip(),
+                "example": "\n".join(notes) or "(no falsifying example: not a Hypothesis failure)"}
+    return {"error": "passed when run again (flaky?)", "example": ""}
+
+
+def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
+    """One test's campaign; returns its kills (with `@example` lines and whether each was saved), reach, bugs."""
+    state = suite._state()
+    item = suite._item(state, unit["nodeid"], unit["position"])
+    handle = PropertyHandle(item)
+    fuzzer = PropertyFuzzer(handle, unit)
+    start = time.perf_counter()
+    fuzzer.run()
+    seconds = time.perf_counter() - start
+    program = state.program
+    assert program is not None
+    database = handle.database if unit.get("save", True) else None
+    kills = {}
+    for index, kill in sorted(fuzzer.kills.items()):
+        saved = False
+        if database is not None:
+            swap = state.swaps[program.mutants[index].module]
+            plan = mutant_plan(index)
+            assert plan is not None
+            suite._fresh_start(state)
+            swap.apply_plan(plan)
+            try:
+                found = handle.failing_choices(kill.buffer, max(1.0, unit.get("timeout", 1.0)))
+            finally:
+                swap.restore()
+            if found is not None:
+                database.save(*found)
+                saved = True
+        kills[index] = {"reason": kill.reason, "trial": kill.trial, "buffer": kill.buffer.hex(),
+                        "example": handle.example_line(kill.representation), "saved": saved}
+    return {"nodeid": item.nodeid, "kills": kills, "reached": sorted(fuzzer.reached), "trials": fuzzer.trial,
+            "valid": fuzzer.valid, "corpus": len(fuzzer.corpus), "lines": fuzzer.lines,
+            "mutant_runs": fuzzer.mutant_runs, "events": sorted(fuzzer.labels.events),
+            "targets": dict(fuzzer.labels.best), "bugs": list(fuzzer.bugs.values()), "seconds": round(seconds, 3)}
+
+
+UNITS = {"props_list": props_list, "props_default": props_default, "props_bug": props_bug, "props_fuzz": props_fuzz}
+
+
+def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
+    """Dispatch a unit by its `kind`: the props units here, score's own (`baseline`) there."""
+    fn = UNITS.get(unit["kind"])
+    return fn(unit) if fn is not None else suite.run_unit(unit)
