@@ -14,7 +14,7 @@ from rich.table import Table
 from mu2py.argtypes import positive_int
 from mu2py.commands import parse_duration
 from mu2py.errors import UserError
-from mu2py.score.command import load_config, modules_from_package, modules_from_paths
+from mu2py.score.command import load_config, modules_to_mutate
 
 
 def spec_for(root: Path, package: str | None, paths: list[str] | None, tests: list[str]) -> Any:
@@ -22,17 +22,7 @@ def spec_for(root: Path, package: str | None, paths: list[str] | None, tests: li
     from mu2py.score.suite import SuiteSpec
 
     config = load_config(root)
-    skip = list(config.get("skip", []))
-    if not package and not paths:
-        package, paths = config.get("package"), config.get("paths")
-    if package and paths:
-        raise UserError("[tool.mu2py] gives both package and paths: keep one")
-    if package:
-        modules, files, sys_path = modules_from_package(package, root, skip)
-    elif paths:
-        modules, files, sys_path = modules_from_paths(list(paths), root, skip)
-    else:
-        raise UserError("say what to mutate: --package PKG or --paths SRC... (or [tool.mu2py] in pyproject.toml)")
+    modules, files, sys_path = modules_to_mutate(root, config, package, paths, list(config.get("skip", [])))
     # pytest collects the given test paths (a node id narrows to its file; props selects the tests itself)
     files_to_collect = sorted({t.split("::")[0] for t in tests}) or list(config.get("tests") or [])
     return SuiteSpec(root=str(root), pytest_args=(*files_to_collect, *config.get("pytest_args", [])),

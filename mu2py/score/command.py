@@ -101,6 +101,23 @@ def _summary_table(report: dict[str, Any], root: Path) -> Table:
     return table
 
 
+def modules_to_mutate(root: Path, config: dict[str, Any], package: str | None, paths: list[str] | None,
+                      skip: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The modules, files and sys.path entries to mutate: from the command line, else `[tool.mu2py]`.
+
+    The two forms (package, paths) exclude each other; UserError when neither is given.
+    """
+    if not package and not paths:
+        package, paths = config.get("package"), config.get("paths")
+    if package and paths:
+        raise UserError("[tool.mu2py] gives both package and paths: keep one")
+    if package:
+        return modules_from_package(package, root, skip)
+    if paths:
+        return modules_from_paths(list(paths), root, skip)
+    raise UserError("say what to mutate: --package PKG or --paths SRC... (or [tool.mu2py] in pyproject.toml)")
+
+
 def _score(args: argparse.Namespace, console: Console) -> int:
     from rich.live import Live
 
@@ -112,16 +129,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     config = load_config(root)
     skip = list(config.get("skip", [])) + list(args.skip or [])
     # the command line wins over [tool.mu2py]; the two forms exclude each other
-    package, paths = (args.package, args.paths) if args.package or args.paths else (
-        config.get("package"), config.get("paths"))
-    if package and paths:
-        raise UserError("[tool.mu2py] gives both package and paths: keep one")
-    if package:
-        modules, files, sys_path = modules_from_package(package, root, skip)
-    elif paths:
-        modules, files, sys_path = modules_from_paths(list(paths), root, skip)
-    else:
-        raise UserError("say what to mutate: --package PKG or --paths SRC... (or [tool.mu2py] in pyproject.toml)")
+    modules, files, sys_path = modules_to_mutate(root, config, args.package, args.paths, skip)
     tests = args.tests or config.get("tests") or []
     pytest_args = [*tests, *config.get("pytest_args", []), *(args.pytest_args or [])]
     spec = SuiteSpec(root=str(root), pytest_args=tuple(pytest_args), modules=tuple(modules), files=tuple(files),

@@ -1,4 +1,7 @@
-"""Shared fixtures: the insertion-sort program, built once per test session."""
+"""Shared fixtures: the insertion-sort and json programs, built once per test session; odd_pkg on the path."""
+
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -22,3 +25,12 @@ def sort_runner(sort_program):
     from mu2py.engine.engine import LocalRunner
 
     return LocalRunner(sort_program)
+
+
+@pytest.fixture
+def odd_pkg_on_path(monkeypatch):
+    """tests/data/corpus_odd on sys.path for one test, and its odd_pkg modules forgotten after it."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "data" / "corpus_odd"))
+    yield
+    for name in [n for n in sys.modules if n == "odd_pkg" or n.startswith("odd_pkg.")]:
+        del sys.modules[name]

@@ -2,7 +2,6 @@
 
 import random
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -11,15 +10,7 @@ from mu2py.function_driver import function_target
 from mu2py.generators import StrategySource
 from mu2py.signatures import SELF, discover, infer_named
 
-ODD = Path(__file__).resolve().parents[1] / "data" / "corpus_odd"
-
-
-@pytest.fixture(autouse=True)
-def odd_on_path(monkeypatch):
-    monkeypatch.syspath_prepend(str(ODD))
-    yield
-    for name in [n for n in sys.modules if n == "odd_pkg" or n.startswith("odd_pkg.")]:
-        del sys.modules[name]
+pytestmark = pytest.mark.usefixtures("odd_pkg_on_path")
 
 
 def _draws(spec, count=20):

@@ -1,23 +1,13 @@
 """Generated test modules: from-imports, method calls, special floats, wrapped lines, bounded stored values."""
 
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
 from mu2py.signatures import SELF, infer_named
 from mu2py.testgen import MAX_STORED, WIDTH, Case, FunctionCases, evaluate, literal, pretty, render
 
-ODD = Path(__file__).resolve().parents[1] / "data" / "corpus_odd"
-
-
-@pytest.fixture(autouse=True)
-def odd_on_path(monkeypatch):
-    monkeypatch.syspath_prepend(str(ODD))
-    yield
-    for name in [n for n in sys.modules if n == "odd_pkg" or n.startswith("odd_pkg.")]:
-        del sys.modules[name]
+pytestmark = pytest.mark.usefixtures("odd_pkg_on_path")
 
 
 def _run_all(source, pickled=None):
