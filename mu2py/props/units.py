@@ -66,7 +66,9 @@ def props_bug(unit: dict[str, Any]) -> dict[str, Any]:
     try:
         item.obj()
     except Exception as exc:  # noqa: BLE001 - the failure is what is reported
-        notes = [n for n in getattr(exc, "__notes__", ()) if "Falsifying" in n or "example" in n.lower()]
+        # Hypothesis notes it as "Falsifying example: ..." (6.1xx) or "Failing test case: ..." (6.170 on)
+        notes = [n for n in getattr(exc, "__notes__", ())
+                 if n.startswith(("Falsifying", "Failing test case")) or "example" in n.lower()]
         return {"error": f"{type(exc).__name__}: {str(exc)[:300]}".strip(),
                 "example": "\n".join(notes) or "(no falsifying example: not a Hypothesis failure)"}
     return {"error": "passed when run again (flaky?)", "example": ""}
