@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from mu2py.engine.engine import Verdict
 from mu2py.engine.oracle import KillReason
-from mu2py.engine.runs import RunResult, guard_exit, run
+from mu2py.engine.runs import RunResult, run
 from mu2py.mutants.catalog import Program
 from mu2py.mutants.probes import ProbeRecorder
 
@@ -115,9 +115,7 @@ class Analysis:
         if self.pruning not in PRUNING:
             raise ValueError(f"pruning must be one of {PRUNING}")
         self.executions = [0] * len(self.program.mutants)
-        probed, self._recorder = self.probed or self.program.probed()
-        # the original runs in this process: an os._exit there is an outcome, not the end of the command
-        self._probed = guard_exit(probed)
+        self._probed, self._recorder = self.probed or self.program.probed()
         static = self.program.static
         self._static = sorted(static)
         # per site, its mutants: selection then costs what the input reached, not all mutants
@@ -145,7 +143,8 @@ class Analysis:
         """Run the probed original: its result, the sites it reached, the mutants it infected."""
         recorder = self._recorder
         recorder.reset()
-        result = run(self._probed, value, self.original_timeout)
+        # the original runs in this process: an os._exit there is an outcome, not the end of the command
+        result = run(self._probed, value, self.original_timeout, guard_exit=True)
         recorder.finish()
         self.reached.update(recorder.reached)
         return result, recorder.reached, recorder.infected

@@ -206,7 +206,8 @@ def make_console() -> Console:
     """
     console = Console(highlight=False, markup=False)
     if not console.is_terminal:
-        console = Console(highlight=False, markup=False, width=100_000, soft_wrap=True)
+        console.width = 100_000  # tables take their content's width, never the 80 columns rich assumes for a pipe
+        console.soft_wrap = True
     return console
 
 

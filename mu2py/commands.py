@@ -146,10 +146,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         raise UserError("the driver's strategy produced no valid input in the whole budget")
     report = result.report
     if report is None and args.judge:
-        with console.status("judging the corpus against the mutants"):
-            report = fuzzer.judge_corpus()
-        console.print(f"coverage guidance runs no mutants: the {len(result.corpus)} saved inputs were judged "
-                      "against them at the end" + (f" ({out / 'mutants.json'})" if out else ""))
+        report = _judge_corpus(console, target, config, result.corpus, fuzzer.program)
     if not args.quiet:
         console.print(_status_table(fuzzer))
     if report is not None:
@@ -159,6 +156,22 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         console.print(f"corpus: {out / 'corpus'} ({_inputs(len(result.corpus))}, each kept because it added "
                       "coverage or killed a mutant)")
     return _failures_found(console, fuzzer.stats.failures, out)
+
+
+def _judge_corpus(console: Console, target: Any, config: Any, corpus: list[Any], program: Any = None) -> dict[str, Any]:
+    """The mutation report of a corpus that no mutant ran on (coverage guidance), judged now and written to
+    `OUT/mutants.json` as a mutation-guided run would have it."""
+    from mu2py.fuzzer import judge_inputs
+
+    with console.status("judging the corpus against the mutants"):
+        report = judge_inputs(target, config, [(e.name, e.value) for e in corpus], program)
+    where = ""
+    if config.out is not None:
+        write_json(config.out / "mutants.json", report)
+        where = f" ({config.out / 'mutants.json'})"
+    console.print(f"coverage guidance runs no mutants: the {len(corpus)} saved inputs were judged against "
+                  f"them at the end{where}")
+    return report
 
 
 def _failures_found(console: Console, failures: int, out: Path | None) -> int:
@@ -207,15 +220,9 @@ def _fuzz_parallel(args: argparse.Namespace, console: Console, config: Any, pref
         console.print(f"campaign w{k} (seed {config.seed + k}): {summary}")
     report = result.report
     if report is None and args.judge:
-        from mu2py.fuzzer import judge_inputs
         from mu2py.target import resolve_target
 
-        with console.status("judging the merged corpus against the mutants"):
-            report = judge_inputs(resolve_target(args.target, prefixes), config,
-                                  [(e.name, e.value) for e in result.corpus])
-        write_json(config.out / "mutants.json", report)
-        console.print(f"coverage guidance runs no mutants: the {len(result.corpus)} merged inputs were judged "
-                      f"against them at the end ({config.out / 'mutants.json'})")
+        report = _judge_corpus(console, resolve_target(args.target, prefixes), config, result.corpus)
     if report is not None:
         print_mutation_report(console, report, max_rows=10, more=f"all of them in {config.out / 'mutants.json'}",
                               survivors=not args.quiet)
@@ -225,7 +232,7 @@ def _fuzz_parallel(args: argparse.Namespace, console: Console, config: Any, pref
 
 
 def _repro(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
-    from mu2py.engine.runs import guard_exit, run
+    from mu2py.engine.runs import run
     from mu2py.generators import source_for
     from mu2py.inputs import load_files
     from mu2py.target import resolve_target
@@ -235,7 +242,7 @@ def _repro(args: argparse.Namespace, console: Console, prefixes: Callable[[argpa
     source = source_for(target.driver.source)
     rows = []
     for item in load_files(args.input, source):
-        result = run(guard_exit(target.driver.fn), item.value, args.timeout)
+        result = run(target.driver.fn, item.value, args.timeout, guard_exit=True)
         rows.append({
             "file": item.label, "value_repr": repr(item.value), "outcome": result.status.name.lower(),
             "output_repr": (

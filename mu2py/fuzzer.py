@@ -22,7 +22,7 @@ from mu2py.analysis import Analysis, Filter, Kill
 from mu2py.corpus import Corpus, Entry
 from mu2py.coverage import CoverageMap
 from mu2py.engine.oracle import KillReason
-from mu2py.engine.runs import RunResult, Status, guard_exit, run
+from mu2py.engine.runs import RunResult, Status, run
 from mu2py.errors import UserError
 from mu2py.generators import source_for
 from mu2py.mutants.catalog import Program
@@ -161,14 +161,14 @@ class Fuzzer:
     # -- running the original ---------------------------------------------------------
 
     def _covered_runner(self) -> Callable[[Any], tuple[RunResult, set[int], set[int]]]:
-        fn = guard_exit(self.coverage.driver(self.target))
+        fn = self.coverage.driver(self.target)
         containers = self.coverage.containers
         timeout = self.original_timeout
 
         def runner(value: Any) -> tuple[RunResult, set[int], set[int]]:
             if containers is not None:
                 containers.reset()
-            return run(fn, value, timeout), set(), set()
+            return run(fn, value, timeout, guard_exit=True), set(), set()
 
         return runner
 
@@ -367,15 +367,6 @@ class Fuzzer:
         self._write_plot()
         self._write_mutants()
         self._write_state()
-
-    def judge_corpus(self) -> dict[str, Any]:
-        """The mutation report of the saved corpus, judged now (under coverage guidance no mutant ran during
-        the campaign); written to `out/mutants.json` as a mutation-guided run would have it."""
-        report = judge_inputs(self.target, self.config, [(e.name, e.value) for e in self.corpus.entries],
-                              self.program)
-        if self.config.out is not None:
-            write_json(self.config.out / "mutants.json", report)
-        return report
 
     # -- resume -----------------------------------------------------------------------
 

@@ -28,30 +28,14 @@ class Timeout(BaseException):
 
 
 class ProcessExit(BaseException):
-    """Raised in place of `os._exit(code)` while a `guard_exit` function runs (a BaseException, as SystemExit)."""
+    """Raised in place of `os._exit(code)` during a `run(..., guard_exit=True)` (a BaseException, as SystemExit)."""
+
+
+_REAL_EXIT = os._exit
 
 
 def _refuse_exit(code: int) -> None:
     raise ProcessExit(f"os._exit({code}) called")
-
-
-def guard_exit(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """`fn` with `os._exit` raising ProcessExit for the duration of each call.
-
-    For the original program run in mu2py's own process: a target that calls `os._exit` would
-    end mu2py on the spot, losing the run's summary; this way the call is an outcome (a failure
-    found).  Mutants need no guard: they run in the supervised host, where an exit is a crash verdict.
-    """
-
-    def call(arg: Any) -> Any:
-        real = os._exit
-        os._exit = _refuse_exit  # type: ignore[assignment]
-        try:
-            return fn(arg)
-        finally:
-            os._exit = real
-
-    return call
 
 
 @dataclass(frozen=True)
@@ -122,11 +106,14 @@ def _quiet_timeouts(unraisable: Any) -> None:
 _PREVIOUS_HOOK = sys.unraisablehook
 
 
-def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResult:
+def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_exit: bool = False) -> RunResult:
     """Call fn(fresh(value)) and classify the outcome; KeyboardInterrupt still stops the caller.
 
     The timeout interrupts pure-Python code through SIGALRM (main thread only); code stuck
-    inside C is stopped by the worker watchdog of `mu2py.workers` instead.
+    inside C is stopped by the worker watchdog of `mu2py.workers` instead.  With `guard_exit`,
+    `os._exit` raises ProcessExit during the call: for the original program run in mu2py's own
+    process, where an exit would end mu2py on the spot (mutants need no guard: they run in the
+    supervised host, where an exit is a crash verdict).
     """
     global _alarm_live
     arg = fresh(value)
@@ -145,9 +132,13 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None) -> RunResul
         try:
             # live only inside the try: an alarm left over from an earlier run is ignored before it
             _alarm_live = use_alarm
+            if guard_exit:
+                os._exit = _refuse_exit  # type: ignore[assignment]
             output = fn(arg)
         finally:
             _alarm_live = False  # the re-armed alarm may still fire below: it must not raise there
+            if guard_exit:
+                os._exit = _REAL_EXIT
         status = Status.OK
         error: BaseException | None = None
     except Timeout as exc:

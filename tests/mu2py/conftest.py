@@ -34,3 +34,18 @@ def odd_pkg_on_path(monkeypatch):
     yield
     for name in [n for n in sys.modules if n == "odd_pkg" or n.startswith("odd_pkg.")]:
         del sys.modules[name]
+
+
+@pytest.fixture
+def driver_package(tmp_path, monkeypatch):
+    """`make(package, source)`: a package on sys.path for one test whose `drivers` module holds `source`;
+    returns the module's dotted name (`package.drivers`)."""
+
+    def make(package: str, source: str) -> str:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text("")
+        (tmp_path / package / "drivers.py").write_text(source)
+        monkeypatch.syspath_prepend(str(tmp_path))
+        return f"{package}.drivers"
+
+    return make

@@ -41,12 +41,8 @@ def fine(n):
 
 
 @pytest.fixture
-def hostile(tmp_path, monkeypatch):
-    (tmp_path / "truthpkg").mkdir()
-    (tmp_path / "truthpkg" / "__init__.py").write_text("")
-    (tmp_path / "truthpkg" / "drivers.py").write_text(HOSTILE_DRIVERS)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    return "truthpkg.drivers"
+def hostile(driver_package):
+    return driver_package("truthpkg", HOSTILE_DRIVERS)
 
 
 def test_mutant_text_is_printed_literally_and_ids_are_not_wrapped(capsys):

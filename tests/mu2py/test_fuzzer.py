@@ -107,12 +107,8 @@ def sometimes_fails(n):
 
 
 @pytest.fixture
-def broken_module(tmp_path, monkeypatch):
-    (tmp_path / "brokenpkg_fz").mkdir()
-    (tmp_path / "brokenpkg_fz" / "__init__.py").write_text("")
-    (tmp_path / "brokenpkg_fz" / "drivers.py").write_text(BROKEN_DRIVERS)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    return "brokenpkg_fz.drivers"
+def broken_module(driver_package):
+    return driver_package("brokenpkg_fz", BROKEN_DRIVERS)
 
 
 def test_strategy_that_cannot_draw_stops_early(broken_module, tmp_path):

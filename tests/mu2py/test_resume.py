@@ -100,12 +100,8 @@ def odd_fails(n):
 '''
 
 
-def test_failures_are_reloaded_and_never_overwritten(tmp_path, monkeypatch):
-    (tmp_path / "failpkg_rs").mkdir()
-    (tmp_path / "failpkg_rs" / "__init__.py").write_text("")
-    (tmp_path / "failpkg_rs" / "drivers.py").write_text(FAILING)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    target = resolve_target("failpkg_rs.drivers:odd_fails")
+def test_failures_are_reloaded_and_never_overwritten(tmp_path, driver_package):
+    target = resolve_target(f"{driver_package('failpkg_rs', FAILING)}:odd_fails")
     out = tmp_path / "o"
     # a failure from an earlier run of another kind, as the first file of failures/
     folder = out / "failures"

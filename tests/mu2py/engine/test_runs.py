@@ -41,3 +41,12 @@ def test_a_failed_run_frees_its_allocations_without_the_collector(make, status):
         assert refs[0]() is None, "the run's allocations outlived it (a cycle through its traceback)"
     finally:
         gc.enable()
+
+
+def test_a_guarded_run_turns_os_exit_into_an_outcome_and_puts_it_back():
+    import os
+
+    real = os._exit
+    result = run(lambda value: os._exit(4), 0, None, guard_exit=True)
+    assert result.status is Status.EXCEPTION and result.exc_type.endswith("ProcessExit")
+    assert result.exc_message == "os._exit(4) called" and os._exit is real
