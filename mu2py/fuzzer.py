@@ -155,6 +155,7 @@ class Fuzzer:
         self._favored: list[Entry] = []
         self._succeeded = False  # has any input run without an exception on the original?
         self._plot_rows: list[dict[str, Any]] = []
+        self._mutants_written: tuple[int, int] | None = None  # (kills, reached sites) of the last mutants.json
         self._start = 0.0
         self._stop_at: float | None = None
 
@@ -351,9 +352,15 @@ class Fuzzer:
         writer.writerows(self._plot_rows)
         write_atomic(self.config.out / "plot_data.csv", buf.getvalue())
 
-    def _write_mutants(self) -> None:
-        if self.config.out is not None and self.analysis is not None:
+    def _write_mutants(self, final: bool) -> None:
+        if self.config.out is None or self.analysis is None:
+            return
+        # the report covers every mutant (thousands in a real package): rebuilt only when a kill or a newly
+        # reached site changed it (both only grow), or at the end, where its run counter is brought up to date
+        version = (len(self.analysis.kills), len(self.analysis.reached))
+        if final or version != self._mutants_written:
             write_json(self.config.out / "mutants.json", self.analysis.report())
+            self._mutants_written = version
 
     def _write_state(self) -> None:
         if self.config.out is None:
@@ -361,11 +368,11 @@ class Fuzzer:
         config = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self.config).items() if k != "initial"}
         write_json(self.config.out / "state.json", {"config": config, "stats": asdict(self.stats)})
 
-    def checkpoint(self) -> None:
-        """Write every output file from the current state (consistent at any moment)."""
+    def checkpoint(self, final: bool = False) -> None:
+        """Write every output file from the current state (consistent at any moment; `final`: the last one)."""
         self._plot_rows.append(self._plot_row())
         self._write_plot()
-        self._write_mutants()
+        self._write_mutants(final)
         self._write_state()
 
     # -- resume -----------------------------------------------------------------------
@@ -475,7 +482,7 @@ class Fuzzer:
                         self.on_progress(self)
                     self.stats.seconds_status += time.perf_counter() - now
         finally:
-            self.checkpoint()
+            self.checkpoint(final=True)
             if self.analysis is not None:
                 self.analysis.close()
             if self._lock is not None:
