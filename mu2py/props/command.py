@@ -66,6 +66,10 @@ def print_report(console: Console, report: dict[str, Any], show: int = 10) -> No
     for s in report["skipped"]:
         console.print(f"skipped {s['test']}: {s['why']}", markup=False)
     s = report["summary"]
+    if s.get("not_saved"):
+        console.print(f"killing inputs of {len(s['not_saved'])} tests not saved: their settings have no example "
+                      "database (Hypothesis's 'ci' profile, loaded when a CI variable such as CI is set, turns "
+                      "it off); the @example lines above keep them", markup=False)
     console.print(f"[bold]{s['killed']}[/bold] of {s['reached']} reached mutants killed after fuzzing "
                   f"({s['killed_default']} by the default runs); {s['properties']} properties, "
                   f"{len(s['weak'])} weak, {s['failing_on_original']} failing on the original; {s['seconds']} s",

@@ -182,6 +182,7 @@ def _entry(program: Program, nodeid: str, base: dict[str, Any], default: dict[st
         "trials": campaign["trials"], "valid": campaign["valid"], "corpus": campaign["corpus"],
         "mutant_runs": campaign["mutant_runs"], "seconds": campaign["seconds"],
         "events": campaign["events"], "targets": campaign["targets"], "_bugs": campaign["bugs"],
+        "no_database": campaign.get("no_database", False),
     }
 
 
@@ -195,6 +196,7 @@ def _summary(entries: list[dict[str, Any]], config: PropsConfig, seconds: float,
         "guidance": config.guidance, "per_input": config.per_input, "seed": config.seed, "trials": config.trials,
         "seconds_per_test": config.seconds,
         "seconds": round(seconds, 2),
+        "not_saved": [e["test"] for e in entries if e.pop("no_database", False) and e["new_kills"]],
     }
 
 

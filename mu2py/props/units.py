@@ -104,7 +104,10 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
                 saved = True
         kills[index] = {"reason": kill.reason, "trial": kill.trial, "buffer": kill.buffer.hex(),
                         "example": handle.example_line(kill.representation), "saved": saved}
+    # Hypothesis's "ci" profile (loaded when a CI variable such as CI is set) turns the database off
+    no_database = unit.get("save", True) and database is None
     return {"nodeid": item.nodeid, "kills": kills, "reached": sorted(fuzzer.reached), "trials": fuzzer.trial,
+            "no_database": no_database,
             "valid": fuzzer.valid, "corpus": len(fuzzer.corpus), "lines": fuzzer.lines,
             "mutant_runs": fuzzer.mutant_runs, "events": sorted(fuzzer.labels.events),
             "targets": dict(fuzzer.labels.best), "bugs": list(fuzzer.bugs.values()), "seconds": round(seconds, 3)}

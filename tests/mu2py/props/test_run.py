@@ -128,3 +128,15 @@ def test_terminal_and_html_reports_name_the_weak_property_and_the_examples(repor
     assert weak["examples"][0] in text
     index = (project / "html" / "index.html").read_text()
     assert weak["test"] in index and "frames-" in index and "@example(data=" in index
+
+
+def test_under_hypothesis_ci_profile_kills_are_reported_not_saved(project: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns(".hypothesis"))
+    monkeypatch.setenv("CI", "true")  # the spawned workers load Hypothesis's "ci" profile: no database
+    report = _props(root, WEAK, "--trials", "300", "--seed", "1")
+    weak = _entry(report, WEAK)
+    assert weak["new_kills"] and not any(k["saved"] for k in weak["new_kills"])
+    assert report["summary"]["not_saved"] == [weak["test"]]
+    assert not (root / ".hypothesis" / "examples").exists()
