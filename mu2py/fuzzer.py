@@ -25,6 +25,7 @@ from mu2py.engine.oracle import KillReason
 from mu2py.engine.runs import RunResult, Status, run
 from mu2py.errors import UserError
 from mu2py.generators import source_for
+from mu2py.interrupts import NoteInterrupts
 from mu2py.mutants.catalog import Program
 from mu2py.mutator import havoc
 from mu2py.source import Decoded, InputSource
@@ -471,22 +472,25 @@ class Fuzzer:
         self._stop_at = (time.monotonic() + self.config.seconds - (self.stats.elapsed or 0.0)
                          if self.config.seconds is not None else None)
         last = time.perf_counter()
-        try:
-            while not self._done():
-                self.trial()
-                now = time.perf_counter()
-                if now - last >= self.config.plot_every:
-                    last = now
-                    self.checkpoint()
-                    if self.on_progress:
-                        self.on_progress(self)
-                    self.stats.seconds_status += time.perf_counter() - now
-        finally:
-            self.checkpoint(final=True)
-            if self.analysis is not None:
-                self.analysis.close()
-            if self._lock is not None:
-                self._lock.release()
+        # a Ctrl-C swallowed on its way (by a gc callback, say) still stops the loop at the next trial
+        with NoteInterrupts() as interrupts:
+            try:
+                while not self._done():
+                    self.trial()
+                    interrupts.check()
+                    now = time.perf_counter()
+                    if now - last >= self.config.plot_every:
+                        last = now
+                        self.checkpoint()
+                        if self.on_progress:
+                            self.on_progress(self)
+                        self.stats.seconds_status += time.perf_counter() - now
+            finally:
+                self.checkpoint(final=True)
+                if self.analysis is not None:
+                    self.analysis.close()
+                if self._lock is not None:
+                    self._lock.release()
         return FuzzResult(
             corpus=list(self.corpus.entries), coverage=len(self.coverage), stats=self.stats,
             report=self.analysis.report() if self.analysis else None,
