@@ -48,7 +48,7 @@ _INTERESTING_INTS = (0, 1, -1, 2, 7, 8, 16, 31, 32, 64, 127, 128, 255, 256, 1024
 _CONSTANTS: dict[Any, tuple[Any, ...]] = {}
 
 
-class _SeededProvider(HypothesisProvider):
+class SeededProvider(HypothesisProvider):
     """Hypothesis' provider without constants harvested from loaded modules.
 
     The stock provider mixes in literals found in whatever user modules happen to be
@@ -308,6 +308,30 @@ class _LeanData(ConjectureData):
 LEAN_CHECKS = 16
 
 
+def mutate_choice(choice: Choice, rng: random.Random) -> Choice:
+    """A typed change: nudge or replace ints and floats, flip bools, edit strings and bytes."""
+    if isinstance(choice, bool):
+        return not choice
+    if isinstance(choice, int):
+        r = rng.random()
+        if r < 0.5:
+            return choice + rng.choice((-1, 1)) * rng.randint(1, 8)
+        if r < 0.8:
+            return rng.choice(_INTERESTING_INTS)
+        return rng.randint(-(2**16), 2**16)
+    if isinstance(choice, float):
+        r = rng.random()
+        if r < 0.4 and math.isfinite(choice):
+            return choice + rng.uniform(-10, 10)
+        return rng.choice((0.0, -0.0, 1.0, -1.0, 0.5, 1e9, -1e-9, math.inf, -math.inf, rng.uniform(-1e6, 1e6)))
+    if isinstance(choice, str):
+        return _edit(choice, rng, lambda: chr(rng.choice((rng.randint(32, 126), rng.randint(0, 0x2FF)))), "")
+    if isinstance(choice, bytes):
+        edited = _edit(list(choice), rng, lambda: rng.randint(0, 255), None)
+        return bytes(edited)
+    return choice
+
+
 class StrategySource:
     """An InputSource decoding a Hypothesis strategy from a typed choice sequence."""
 
@@ -348,7 +372,7 @@ class StrategySource:
         return stock
 
     def _decode(self, kind: type[ConjectureData], choices: Sequence[Choice], rng: random.Random) -> Decoded | None:
-        data = kind(prefix=tuple(choices), random=rng, max_choices=self.max_choices, provider=_SeededProvider)
+        data = kind(prefix=tuple(choices), random=rng, max_choices=self.max_choices, provider=SeededProvider)
         try:
             # composite strategies and filters expect a build context, as inside @given
             with BuildContext(data, is_final=False, wrapped_test=_no_test):
@@ -367,27 +391,8 @@ class StrategySource:
         return Decoded(value=value, choices=tuple(data.choices))
 
     def mutate_choice(self, choice: Choice, rng: random.Random) -> Choice:
-        """A typed change: nudge or replace ints and floats, flip bools, edit strings and bytes."""
-        if isinstance(choice, bool):
-            return not choice
-        if isinstance(choice, int):
-            r = rng.random()
-            if r < 0.5:
-                return choice + rng.choice((-1, 1)) * rng.randint(1, 8)
-            if r < 0.8:
-                return rng.choice(_INTERESTING_INTS)
-            return rng.randint(-(2**16), 2**16)
-        if isinstance(choice, float):
-            r = rng.random()
-            if r < 0.4 and math.isfinite(choice):
-                return choice + rng.uniform(-10, 10)
-            return rng.choice((0.0, -0.0, 1.0, -1.0, 0.5, 1e9, -1e-9, math.inf, -math.inf, rng.uniform(-1e6, 1e6)))
-        if isinstance(choice, str):
-            return _edit(choice, rng, lambda: chr(rng.choice((rng.randint(32, 126), rng.randint(0, 0x2FF)))), "")
-        if isinstance(choice, bytes):
-            edited = _edit(list(choice), rng, lambda: rng.randint(0, 255), None)
-            return bytes(edited)
-        return choice
+        """A typed change (see `mutate_choice`)."""
+        return mutate_choice(choice, rng)
 
     def render(self, value: Any) -> str:
         """The value's repr (a Python literal for the common cases); a placeholder when repr fails."""

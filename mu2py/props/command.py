@@ -66,6 +66,9 @@ def print_report(console: Console, report: dict[str, Any], show: int = 10) -> No
     for s in report["skipped"]:
         console.print(f"skipped {s['test']}: {s['why']}", markup=False)
     s = report["summary"]
+    for module, why in s.get("unimportable", {}).items():
+        console.print(f"skipped {module}: it cannot be imported here ({why}); its mutants are not judged",
+                      markup=False)
     if s.get("not_saved"):
         console.print(f"killing inputs of {len(s['not_saved'])} tests not saved: their settings have no example "
                       "database (Hypothesis's 'ci' profile, loaded when a CI variable such as CI is set, turns "

@@ -26,12 +26,11 @@ from mu2py.coverage import CoverageMap
 from mu2py.engine.oracle import kill_reason
 from mu2py.engine.runs import RunResult, Status
 from mu2py.engine.swap import SwapError
-from mu2py.props.buffers import child, random_buffer
 from mu2py.props.feedback import LabelFeedback
-from mu2py.props.handle import PropertyHandle
+from mu2py.props.handle import Input, PropertyHandle
 from mu2py.score import suite
 
-SEEDS = 8  # the first trials run random buffers: the corpus needs a few valid inputs to mutate
+SEEDS = 8  # the first trials run fresh inputs: the corpus needs a few valid ones to mutate
 MIN_TIMEOUT = 0.5
 TIMEOUT_FACTOR = 20.0
 ORIGINAL_TIMEOUT = 10.0
@@ -39,7 +38,7 @@ ORIGINAL_TIMEOUT = 10.0
 
 @dataclass
 class _Kept:
-    buffer: bytes
+    buffer: Input
     infected: frozenset[int]
     representation: str
 
@@ -48,7 +47,7 @@ class _Kept:
 class _Kill:
     trial: int
     reason: str
-    buffer: bytes
+    buffer: Input
     representation: str
 
 
@@ -74,7 +73,7 @@ def mutant_plan(index: int) -> list[Any] | None:
         assert program is not None
         payload = program.payload(index)
         plan = None
-        if payload.kind == "swap":
+        if payload.kind == "swap" and payload.module in state.swaps:  # not in swaps: it cannot be imported here
             original, mutated = payload.codes()
             try:
                 plan = state.swaps[payload.module].plan(mutated, original)
@@ -100,7 +99,9 @@ def _probed(fresh: bool = False) -> tuple[dict[str, list[Any]], Any, CoverageMap
         sources = program.instrumented_sources()
         plans = {}
         for info in program.target.modules:
-            swap = state.swaps[info.name]
+            swap = state.swaps.get(info.name)
+            if swap is None:  # a module the tests cannot import on this platform
+                continue
             plans[info.name], _ = swap._plan(coverage.compile(info, sources[info.name]), strict=False)
         _PLANS.probed, _PLANS.recorder, _PLANS.coverage, _PLANS.functions = plans, recorder, coverage, functions
     assert _PLANS.recorder is not None and _PLANS.coverage is not None
@@ -118,7 +119,7 @@ def _with_plan(plan: list[Any], module: str, fn: Any) -> Any:
         swap.restore()
 
 
-def run_mutant(handle: PropertyHandle, index: int, buffer: bytes, timeout: float) -> RunResult | None:
+def run_mutant(handle: PropertyHandle, index: int, buffer: Input, timeout: float) -> RunResult | None:
     """The test on `buffer` with mutant `index` swapped in (None: the mutant cannot be swapped)."""
     plan = mutant_plan(index)
     if plan is None:
@@ -172,9 +173,9 @@ class PropertyFuzzer:
         for i in self.candidates:
             self.site_mutants.setdefault(program.mutants[i].site, []).append(i)
 
-    def _next_buffer(self) -> bytes:
+    def _next_buffer(self) -> Input:
         if self.trial <= SEEDS or not self.corpus:
-            return random_buffer(self.rng)
+            return self.handle.fresh_input(self.rng)
         r = self.rng.random()
         if r < 0.25:
             # the newest input gets a quarter of the energy: what just reached new code is the likeliest
@@ -184,9 +185,9 @@ class PropertyFuzzer:
             pool = self.favored if self.favored and r < 0.6 else self.corpus
             parent = self.rng.choice(pool)
         donor = self.rng.choice(self.corpus).buffer if len(self.corpus) > 1 else None
-        return child(parent.buffer, self.rng, donor)
+        return self.handle.child(parent.buffer, self.rng, donor)
 
-    def _run_original(self, buffer: bytes) -> tuple[RunResult, set[int], set[int], int]:
+    def _run_original(self, buffer: Input, seed: int) -> tuple[RunResult, set[int], set[int], int]:
         plans, recorder, coverage = _probed()
         state = suite._state()
         suite._fresh_start(state)
@@ -196,15 +197,15 @@ class PropertyFuzzer:
             vars(state.swaps[module].module).update(_PLANS.functions)
             state.swaps[module].apply_plan(plan)
         try:
-            result = self.handle.run(buffer, ORIGINAL_TIMEOUT, observe=True)
+            result = self.handle.run(buffer, ORIGINAL_TIMEOUT, observe=True, seed=seed)
         finally:
             for module in plans:
                 state.swaps[module].restore()
         recorder.finish()
         return result, set(recorder.reached), set(recorder.infected), coverage.collect()
 
-    def _bug(self, buffer: bytes, probed: RunResult) -> None:
-        plain = self.handle.run(buffer, ORIGINAL_TIMEOUT, observe=True)  # the probes must not be the cause
+    def _bug(self, buffer: Input, seed: int) -> None:
+        plain = self.handle.run(buffer, ORIGINAL_TIMEOUT, observe=True, seed=seed)  # the probes must not be the cause
         if plain.status is Status.OK:
             return
         key = (plain.exc_type or "Timeout", plain.location or "?")
@@ -212,7 +213,7 @@ class PropertyFuzzer:
             self.bugs[key] = {"exception": key[0], "location": key[1], "message": plain.exc_message,
                               "example": self.handle.observation.representation, "trial": self.trial}
 
-    def _judge(self, buffer: bytes, original: RunResult, infected: set[int], representation: str,
+    def _judge(self, buffer: Input, original: RunResult, infected: set[int], representation: str,
                cap: bool = True) -> list[int]:
         timeout = max(MIN_TIMEOUT, TIMEOUT_FACTOR * original.seconds)
         killed = []
@@ -242,17 +243,18 @@ class PropertyFuzzer:
         """One trial."""
         self.trial += 1
         buffer = self._next_buffer()
-        original, reached, infected, lines = self._run_original(buffer)
+        seed = self.rng.getrandbits(64)  # what a choice sequence's run draws past its prefix
+        original, reached, infected, lines = self._run_original(buffer, seed)
         self.lines += lines
         for site in reached:
             self.reached.update(self.site_mutants.get(site, ()))
         if original.status is not Status.OK:
-            self._bug(buffer, original)
+            self._bug(buffer, seed)
             return
         if original.output is None:  # the buffer ran out, or assume()/filter rejected it
             return
         self.valid += 1
-        used = bytes(original.output)
+        used = original.output
         representation = self.handle.observation.representation
         novel = self.labels.novel(self.handle.observation)
         killed = self._judge(used, original, infected, representation) if self.guidance == "mutation" else []

@@ -126,7 +126,8 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
         "bugs": [{"test": n, **b} for n, b in zip(failing, bugs, strict=True)]
                 + [{"test": e["test"], **b} for e in entries for b in e.pop("_bugs")],
         "skipped": [{"test": n, "why": why} for n, why in skipped.items()],
-        "summary": _summary(entries, config, time.perf_counter() - start, len(failing)),
+        "summary": {**_summary(entries, config, time.perf_counter() - start, len(failing)),
+                    "unimportable": base.get("unimportable", {})},
         "mutants": _mutant_table(program, entries),
     }
 

@@ -12,7 +12,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from mu2py.props.handle import PropertyHandle, why_not_fuzzable
+from hypothesis.database import choices_to_bytes
+
+from mu2py.props.handle import Input, PropertyHandle, direct_params, why_not_fuzzable
 from mu2py.props.loop import PropertyFuzzer, mutant_plan
 from mu2py.score import suite
 
@@ -22,7 +24,7 @@ def props_list(unit: dict[str, Any]) -> dict[str, Any]:
     state = suite._state()
     if state.error:
         return {"error": state.error}
-    return {"tests": [(item.nodeid, why_not_fuzzable(item.obj)) for item in state.order]}
+    return {"tests": [(item.nodeid, why_not_fuzzable(item)) for item in state.order]}
 
 
 def props_default(unit: dict[str, Any]) -> dict[str, Any]:
@@ -64,7 +66,7 @@ def props_bug(unit: dict[str, Any]) -> dict[str, Any]:
     item = suite._item(state, unit["nodeid"], unit["position"])
     suite._fresh_start(state)
     try:
-        item.obj()
+        item.obj(**direct_params(item))
     except Exception as exc:  # noqa: BLE001 - the failure is what is reported
         # Hypothesis notes it as "Falsifying example: ..." (6.1xx) or "Failing test case: ..." (6.170 on)
         notes = [n for n in getattr(exc, "__notes__", ())
@@ -102,7 +104,7 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
             if found is not None:
                 database.save(*found)
                 saved = True
-        kills[index] = {"reason": kill.reason, "trial": kill.trial, "buffer": kill.buffer.hex(),
+        kills[index] = {"reason": kill.reason, "trial": kill.trial, "buffer": _serialized(kill.buffer).hex(),
                         "example": handle.example_line(kill.representation), "saved": saved}
     # Hypothesis's "ci" profile (loaded when a CI variable such as CI is set) turns the database off
     no_database = unit.get("save", True) and database is None
@@ -111,6 +113,11 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
             "valid": fuzzer.valid, "corpus": len(fuzzer.corpus), "lines": fuzzer.lines,
             "mutant_runs": fuzzer.mutant_runs, "events": sorted(fuzzer.labels.events),
             "targets": dict(fuzzer.labels.best), "bugs": list(fuzzer.bugs.values()), "seconds": round(seconds, 3)}
+
+
+def _serialized(inp: Input) -> bytes:
+    """A kill's input as bytes: the buffer itself, or Hypothesis's serialization of a choice sequence."""
+    return inp if isinstance(inp, bytes) else choices_to_bytes(inp)
 
 
 UNITS = {"props_list": props_list, "props_default": props_default, "props_bug": props_bug, "props_fuzz": props_fuzz}

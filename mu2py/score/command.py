@@ -196,6 +196,9 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
         + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""),
         markup=True)
+    for module, why in s.get("unimportable", {}).items():
+        console.print(f"skipped {module}: it cannot be imported here ({why}); its mutants are not scored",
+                      markup=False)
     return _below(result, args)
 
 

@@ -63,6 +63,7 @@ class ScoreRun:
     seconds: float = 0.0
     baseline_seconds: float = 0.0
     test_names: frozenset[str] = frozenset()  # identifiers the test files use (for the survivors' triage)
+    unimportable: dict[str, str] = field(default_factory=dict)  # module -> why the tests cannot import it here
 
     @property
     def cached(self) -> int:
@@ -349,8 +350,13 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
 
     volatile = list(base.get("volatile", []))
 
+    unimportable = base.get("unimportable", {})
+    state.unimportable = dict(unimportable)
     units = []
     for index, m in enumerate(program.mutants):
+        if m.module in unimportable:  # no test can import it on this platform: not part of this score
+            state.verdicts[index] = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "unimportable"}
+            continue
         cached = cache.get(keys[index])
         if cached is not None:
             state.verdicts[index] = dict(cached, cached=True)
@@ -423,15 +429,18 @@ def report(state: ScoreRun) -> dict[str, Any]:
     """The JSON report: a summary, per-file totals, one entry per mutant, and the survivors in triage order."""
     entries = []
     per_file: dict[str, dict[str, int]] = {}
-    skipped = 0
+    skipped = unimportable = 0
     reached: dict[int, int] = {}
     for test in state.tests:
         for site in test["reached"]:
             reached[site] = reached.get(site, 0) + 1
     for index, m in enumerate(state.program.mutants):
         verdict = state.verdicts.get(index, {"status": "survived", "killed_by": None, "tests_run": 0})
-        if verdict["status"] == "skipped":  # --import-time skip: not part of this score
-            skipped += 1
+        if verdict["status"] == "skipped":  # --import-time skip, or a module no test can import: not scored
+            if verdict.get("mode") == "unimportable":
+                unimportable += 1
+            else:
+                skipped += 1
             continue
         entry = m.to_json()
         entry.update(status=verdict["status"], killed_by=verdict.get("killed_by"),
@@ -447,6 +456,7 @@ def report(state: ScoreRun) -> dict[str, Any]:
     return {
         "summary": {
             "total": len(entries), **totals, "skipped_import_time": skipped,
+            "skipped_unimportable": unimportable, "unimportable": state.unimportable,
             "pruned_infection": state.pruned_infection, "cached": state.cached,
             "score": round(detected / len(entries), 4) if entries else None,
             "tests": len(state.tests), "seconds": round(state.seconds, 2),

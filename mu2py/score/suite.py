@@ -86,6 +86,7 @@ class _Host:
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per test: its parameters as collected
     opened: set[str] | None = None  # while recording: files under the root the suite opens
     locals_: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)  # module-level threading.local state
+    unimportable: dict[str, str] = field(default_factory=dict)  # module name -> why it cannot be imported here
 
 
 # options of every pytest run score starts; the rewrite warning is pytest noticing modules this
@@ -294,7 +295,11 @@ def _state() -> _Host:
         for info in _HOST.program.target.modules:
             module = sys.modules.get(info.name)
             if module is None:
-                module = __import__(info.name, fromlist=["_"])
+                try:
+                    module = __import__(info.name, fromlist=["_"])
+                except Exception as exc:  # noqa: BLE001 - a module for another platform (winreg): no test runs it
+                    _HOST.unimportable[info.name] = f"{type(exc).__name__}: {exc}"
+                    continue
             loaded = os.path.realpath(getattr(module, "__file__", "") or "")
             if loaded != os.path.realpath(info.file) and not _HOST.error:
                 _HOST.error = (f"the tests import {info.name} from {loaded}, not from {info.file}: "
@@ -368,6 +373,8 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     unprobed: list[str] = []
     sources = program.instrumented_sources()
     for info in program.target.modules:
+        if info.name in state.unimportable:
+            continue
         swap = state.swaps[info.name]
         vars(swap.module).update(functions)
         probed = compile(sources[info.name], info.file, "exec", dont_inherit=True)
@@ -385,6 +392,8 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
                           "reached": sorted(recorder.reached), "infected": sorted(recorder.infected)})
     finally:
         for info in program.target.modules:
+            if info.name in state.unimportable:
+                continue
             swap = state.swaps[info.name]
             swap.restore()
             for name in functions:
@@ -404,7 +413,8 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
             test["repeatable"] = False
         volatile.extend(_restore_tree(state))
     opened, state.opened = sorted(state.opened), None
-    return {"tests": tests, "unprobed": unprobed, "opened": opened, "volatile": sorted(set(volatile))}
+    return {"tests": tests, "unprobed": unprobed, "opened": opened, "volatile": sorted(set(volatile)),
+            "unimportable": dict(state.unimportable)}
 
 
 def _restore_tree(state: _Host) -> list[str]:

@@ -16,7 +16,7 @@ from hypothesis.internal.conjecture.data import ConjectureData, StopTest
 from hypothesis.strategies import SearchStrategy
 
 from mu2py.cli import main
-from mu2py.generators import StrategySource, _SeededProvider, choice_size
+from mu2py.generators import SeededProvider, StrategySource, choice_size
 from mu2py.mutator import havoc
 from targets.json_decoder.driver import json_texts
 from targets.toml.driver import parse as toml_parse
@@ -24,7 +24,7 @@ from targets.toml.driver import parse as toml_parse
 
 def _stock_decode(strategy: Any, choices: tuple[Any, ...], rng: random.Random) -> tuple[Any, ...] | None:
     """What StrategySource.decode returned before its fast path: a stock ConjectureData."""
-    data = ConjectureData(prefix=choices, random=rng, max_choices=10_000, provider=_SeededProvider)
+    data = ConjectureData(prefix=choices, random=rng, max_choices=10_000, provider=SeededProvider)
     try:
         with BuildContext(data, is_final=False, wrapped_test=lambda: None):
             value = data.draw(strategy)

@@ -1,11 +1,12 @@
-"""A @given test driven by buffers: the kill rule, database keys Hypothesis replays, `@example` lines."""
+"""A @given test driven by fuzzed inputs (choice sequences, or byte buffers): the kill rule, database keys
+Hypothesis replays, `@example` lines."""
 
 import os
 import random
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.database import InMemoryExampleDatabase
 
@@ -42,12 +43,24 @@ prop_clamped = _prop()
 
 
 @given(x=st.integers())
+def prop_never_valid(x: int) -> None:
+    assume(False)
+
+
+@given(x=st.integers())
 def prop_with_fixture(x: int, tmp_path: object) -> None:
     pass
 
 
-def _handle(fn: object) -> PropertyHandle:
-    return PropertyHandle(SimpleNamespace(obj=fn, nodeid=f"test_handle.py::{fn.__name__}"))  # type: ignore
+MODES = ("choices", "bytes")
+
+
+def _handle(fn: object, mode: str = "choices") -> PropertyHandle:
+    handle = PropertyHandle(SimpleNamespace(obj=fn, nodeid=f"test_handle.py::{fn.__name__}"))  # type: ignore
+    assert handle.mode == "choices"  # this Hypothesis's fuzz target exposes its state: the default mode
+    if mode == "bytes":  # the fallback when it does not
+        handle.given, handle.mode = None, "bytes"
+    return handle
 
 
 class _Mutant:
@@ -63,19 +76,19 @@ class _Mutant:
         clamp.__code__ = self.saved
 
 
-def _passing_and_killing(handle: PropertyHandle) -> bytes:
+def _passing_and_killing(handle: PropertyHandle) -> object:
     rng = random.Random(0)
     for _ in range(200):
-        buffer = bytes(rng.randrange(256) for _ in range(64))
-        result = handle.run(buffer, 1.0)
+        result = handle.run(handle.fresh_input(rng), 1.0, seed=rng.getrandbits(64))
         with _Mutant(_identity.__code__):
             if result.output is not None and handle.run(result.output, 1.0).status != 0:
-                return bytes(result.output)
-    raise AssertionError("no input above 10 in 200 random buffers")
+                return result.output
+    raise AssertionError("no input above 10 in 200 fresh inputs")
 
 
-def test_kill_rule_passes_on_the_original_and_fails_or_hangs_on_the_mutant() -> None:
-    handle = _handle(prop_clamped)
+@pytest.mark.parametrize("mode", MODES)
+def test_kill_rule_passes_on_the_original_and_fails_or_hangs_on_the_mutant(mode: str) -> None:
+    handle = _handle(prop_clamped, mode)
     buffer = _passing_and_killing(handle)
     original = handle.run(buffer, 1.0)
     assert original.status == 0 and original.output == buffer
@@ -84,15 +97,18 @@ def test_kill_rule_passes_on_the_original_and_fails_or_hangs_on_the_mutant() -> 
     with _Mutant(_loop.__code__):
         assert kills(original, handle.run(buffer, 0.2)) == "timeout"
     assert kills(original, handle.run(buffer, 1.0)) is None  # the original itself does not kill
-    invalid = handle.run(b"", 1.0)  # too short to draw from: not an input at all
+    never = _handle(prop_never_valid, mode)
+    invalid = never.run(never.fresh_input(random.Random(1)), 1.0)  # assume() rejects it: not an input at all
     assert invalid.status == 0 and invalid.output is None
-    with _Mutant(_identity.__code__):
-        assert kills(invalid, handle.run(b"", 1.0)) is None
-    assert kills(handle.run(os.urandom(0), 1.0), original) is None
+    assert kills(invalid, original) is None
+    if mode == "bytes":
+        short = handle.run(os.urandom(0), 1.0)  # too short to draw from
+        assert short.status == 0 and short.output is None
 
 
-def test_a_killing_input_saved_under_its_key_is_replayed_by_a_plain_run() -> None:
-    handle = _handle(prop_clamped)
+@pytest.mark.parametrize("mode", MODES)
+def test_a_killing_input_saved_under_its_key_is_replayed_by_a_plain_run(mode: str) -> None:
+    handle = _handle(prop_clamped, mode)
     buffer = _passing_and_killing(handle)
     assert handle.failing_choices(buffer, 1.0) is None  # passes on the original: nothing to save
     with _Mutant(_identity.__code__):
@@ -114,6 +130,28 @@ def test_example_lines_evaluate_back_or_are_left_out() -> None:
 
 
 def test_only_plain_given_functions_are_fuzzable() -> None:
-    assert why_not_fuzzable(prop_clamped) is None
-    assert "fixtures (tmp_path)" in why_not_fuzzable(prop_with_fixture)
-    assert why_not_fuzzable(clamp) == "not a @given test"
+    item = lambda fn: SimpleNamespace(obj=fn)  # noqa: E731 - a collected test without parameters
+    assert why_not_fuzzable(item(prop_clamped)) is None
+    assert "fixtures (tmp_path)" in why_not_fuzzable(item(prop_with_fixture))
+    assert why_not_fuzzable(item(clamp)) == "not a @given test"
+    # a parametrized argument is given by pytest, not by a fixture
+    parametrized = SimpleNamespace(obj=prop_with_fixture, callspec=SimpleNamespace(params={"tmp_path": "x"}))
+    assert why_not_fuzzable(parametrized) is None
+
+
+def test_fresh_choice_inputs_are_hypothesis_own_generation_where_bytes_are_uniform() -> None:
+    # why choices mode is the default: Hypothesis favours small integers (and boundaries) as in its default run
+    @given(x=st.integers())
+    def prop_any(x: int) -> None:
+        pass
+
+    def small(mode: str) -> int:
+        handle, rng, count = _handle(prop_any, mode), random.Random(2), 0
+        for _ in range(100):
+            result = handle.run(handle.fresh_input(rng), 1.0, seed=rng.getrandbits(64), observe=True)
+            count += "x=" in handle.observation.representation and abs(int(
+                handle.observation.representation.split("x=")[1].rstrip(",)\n ").replace("_", ""))) < 2**32
+            assert result.output is not None
+        return count
+
+    assert small("choices") >= 50 and small("bytes") == 0  # 128 uniform bits: never below 2**32

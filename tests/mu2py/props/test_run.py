@@ -140,3 +140,13 @@ def test_under_hypothesis_ci_profile_kills_are_reported_not_saved(project: Path,
     assert weak["new_kills"] and not any(k["saved"] for k in weak["new_kills"])
     assert report["summary"]["not_saved"] == [weak["test"]]
     assert not (root / ".hypothesis" / "examples").exists()
+
+
+def test_test_methods_and_parametrized_tests_are_fuzzed(project: Path) -> None:
+    report = _props(project, "test_shapes.py", "--trials", "60", "--seed", "2", "--no-save")
+    assert not report["skipped"] and not report["bugs"]
+    tests = sorted(e["test"].split("::", 1)[1] for e in report["properties"])
+    assert tests[0] == "TestFrames::test_kind_in_a_class" and len(tests) == 3
+    assert all(t.startswith("test_payload_grows_with_padding[") for t in tests[1:])
+    for entry in report["properties"]:
+        assert entry["trials"] == 60 and entry["valid"] > 0 and entry["reached"] > 0
