@@ -16,7 +16,7 @@ from hypothesis.database import choices_to_bytes
 
 from mu2py.props.handle import Input, PropertyHandle, direct_params, why_not_fuzzable
 from mu2py.props.loop import PropertyFuzzer, mutant_plan
-from mu2py.score import suite
+from mu2py.score import given, suite
 
 
 def props_list(unit: dict[str, Any]) -> dict[str, Any]:
@@ -31,8 +31,9 @@ def props_default(unit: dict[str, Any]) -> dict[str, Any]:
     """The test run as pytest runs it, once per mutant of `unit["mutants"]`: which mutants it kills.
 
     A mutant that cannot be swapped in is listed under `unswappable` (props judges function-level
-    mutants only).  After a timeout the worker is to be replaced (the alarm may have hit pytest's
-    own bookkeeping): the mutants not yet run come back under `rest`, for a fresh worker.
+    mutants only).  A timeout inside one example (see `mu2py.score.given`) leaves the worker
+    sound; after one elsewhere it is replaced (the alarm may have hit pytest's own bookkeeping)
+    and the mutants not yet run come back under `rest`, for a fresh worker.
     """
     state = suite._state()
     item = suite._item(state, unit["nodeid"], unit["position"])
@@ -52,7 +53,7 @@ def props_default(unit: dict[str, Any]) -> dict[str, Any]:
             swap.restore()
         if outcome != "passed":
             killed[index] = "timeout" if outcome == "timeout" else "exception"
-        if outcome == "timeout":
+        if outcome == "timeout" and given.fired_outside:  # the worker is replaced: the rest go to a fresh one
             return {"killed": killed, "unswappable": unswappable, "rest": unit["mutants"][position + 1:]}
     return {"killed": killed, "unswappable": unswappable, "rest": []}
 
@@ -65,6 +66,9 @@ def props_bug(unit: dict[str, Any]) -> dict[str, Any]:
     state = suite._state()
     item = suite._item(state, unit["nodeid"], unit["position"])
     suite._fresh_start(state)
+    fn = given.function_of(item)
+    judging = fn._hypothesis_internal_use_settings
+    fn._hypothesis_internal_use_settings = state.shrinking.get(fn, judging)  # shrinking on: the minimal example
     try:
         item.obj(**direct_params(item))
     except Exception as exc:  # noqa: BLE001 - the failure is what is reported
@@ -73,6 +77,8 @@ def props_bug(unit: dict[str, Any]) -> dict[str, Any]:
                  if n.startswith(("Falsifying", "Failing test case")) or "example" in n.lower()]
         return {"error": f"{type(exc).__name__}: {str(exc)[:300]}".strip(),
                 "example": "\n".join(notes) or "(no falsifying example: not a Hypothesis failure)"}
+    finally:
+        fn._hypothesis_internal_use_settings = judging
     return {"error": "passed when run again (flaky?)", "example": ""}
 
 

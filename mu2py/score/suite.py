@@ -41,6 +41,7 @@ from mu2py.engine.runs import Timeout
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
+from mu2py.score import given
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import ReloadError, reload_in_place
@@ -87,6 +88,7 @@ class _Host:
     opened: set[str] | None = None  # while recording: files under the root the suite opens
     locals_: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)  # module-level threading.local state
     unimportable: dict[str, str] = field(default_factory=dict)  # module name -> why it cannot be imported here
+    shrinking: dict[Any, Any] = field(default_factory=dict)  # @given function -> its settings with shrinking
 
 
 # options of every pytest run score starts; the rewrite warning is pytest noticing modules this
@@ -119,6 +121,7 @@ def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
 
 _HOST: _Host | None = None
 _fired = False
+EXAMPLE_TIMEOUT = 1.0  # the least time one example of a @given test gets under a judged run
 
 
 def test_files(spec: SuiteSpec) -> list[Path]:
@@ -172,6 +175,9 @@ class _HostPlugin:
         session.config.option.tbstyle = "value"
         host.items = {item.nodeid: item for item in session.items}
         host.order = list(session.items)
+        # mutants are judged pass or fail: no shrinking, and a hang in one example is cut short there
+        host.shrinking = given.without_shrinking(host.order)
+        given.timed_examples(host.order)
         _keep_params(host)
         self.served = True
         self.serve()
@@ -330,6 +336,7 @@ def _fresh_start(state: _Host) -> None:
 def _on_alarm(signum: int, frame: Any) -> None:
     global _fired
     _fired = True
+    given.on_alarm()
     raise Timeout()
 
 
@@ -342,8 +349,11 @@ def run_test(item: Any, timeout: float | None) -> str:
     _restore_params(state, item)
     global _fired
     _fired = False
+    given.fired_outside = False
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     if timeout:
+        # a @given test's examples: each at most a fifth of the whole (twice the original's full run)
+        given.limit = max(EXAMPLE_TIMEOUT, timeout / 5)
         signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
         reports = runtestprotocol(item, nextitem=None, log=False)
@@ -353,10 +363,12 @@ def run_test(item: Any, timeout: float | None) -> str:
         request_restart()
         return "failed"  # checked on the original by the caller, then judged in a fresh interpreter
     finally:
+        given.limit = None
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     if _fired:
-        request_restart()  # the alarm may have interrupted pytest's own bookkeeping
+        if given.fired_outside:
+            request_restart()  # the alarm may have interrupted pytest's own bookkeeping
         return "timeout"
     return "failed" if any(r.failed for r in reports) else "passed"
 

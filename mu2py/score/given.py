@@ -1,0 +1,100 @@
+"""`@given` tests in a hosted pytest session: each example under its own alarm, and no shrinking.
+
+Judging a mutant needs only pass or fail, so two parts of Hypothesis's normal run are waste:
+
+- **Shrinking.** A failing test is shrunk to its minimal example, often hundreds of runs,
+  and the verdict is already known.  `without_shrinking` drops the shrink phase from each
+  collected `@given` test's settings (every other setting, the database included, is kept;
+  the originals are kept too, for the one place that wants Hypothesis's minimal example).
+- **Waiting out a hang.** A mutant that loops forever inside one example was interrupted
+  only by the whole test's timeout (ten times its full run).  `timed_examples` wraps each
+  test's inner function (the reassignable `HypothesisHandle.inner_test`) so that, while
+  `limit` is set, each example gets an alarm of its own.  An alarm that fires inside an
+  example interrupts the mutant's code, not pytest's or Hypothesis's bookkeeping, so the
+  worker can go on without a restart (`fired_outside` tells the other case apart).
+
+Invariant: with `limit` None (outside a judged run) a wrapped test behaves as unwrapped, and
+its example database key is unchanged (Hypothesis digests the unwrapped function).
+"""
+
+from __future__ import annotations
+
+import functools
+import signal
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+limit: float | None = None  # seconds per example while a test is judged (None: no alarm of its own)
+inside = False  # an example is running (an alarm now interrupts the code under test)
+fired_outside = False  # an alarm of the current run fired outside any example
+
+
+def function_of(item: Any) -> Any:
+    """The function behind a collected test (a test method's function: Hypothesis's attributes live there)."""
+    obj = getattr(item, "obj", None)
+    return getattr(obj, "__func__", obj)
+
+
+def without_shrinking(items: Iterable[Any]) -> dict[Any, Any]:
+    """Drop the shrink phase from each `@given` test's settings; returns {function: original settings}."""
+    try:
+        from hypothesis import Phase
+        from hypothesis import settings as Settings
+    except ImportError:  # a suite without Hypothesis
+        return {}
+    originals: dict[Any, Any] = {}
+    for item in items:
+        fn = function_of(item)
+        current = getattr(fn, "_hypothesis_internal_use_settings", None)
+        if current is None or fn in originals or Phase.shrink not in current.phases:
+            continue
+        originals[fn] = current
+        fn._hypothesis_internal_use_settings = Settings(parent=current, phases=[
+            p for p in current.phases if p is not Phase.shrink])
+    return originals
+
+
+def _timed(inner: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(inner)
+    def example(*args: Any, **kwargs: Any) -> Any:
+        global inside
+        if limit is None or inside:
+            return inner(*args, **kwargs)
+        # the whole test's alarm is paused for the example's own (the shorter), then re-armed with what is left
+        whole, _ = signal.getitimer(signal.ITIMER_REAL)
+        own = min(limit, whole) if whole > 0 else limit
+        start = time.monotonic()
+        signal.setitimer(signal.ITIMER_REAL, own)
+        inside = True
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            inside = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            if whole > 0:
+                # an example cannot end the whole test's time early: at least a tick is left for its alarm
+                signal.setitimer(signal.ITIMER_REAL, max(whole - (time.monotonic() - start), 1e-3))
+
+    example._mu2py_timed = True  # type: ignore[attr-defined]
+    return example
+
+
+def timed_examples(items: Iterable[Any]) -> int:
+    """Wrap the inner function of each `@given` test once (see the module docstring); how many were wrapped."""
+    wrapped = 0
+    for item in items:
+        handle = getattr(function_of(item), "hypothesis", None)
+        inner = getattr(handle, "inner_test", None)
+        if inner is None or getattr(inner, "_mu2py_timed", False):
+            continue
+        handle.inner_test = _timed(inner)
+        wrapped += 1
+    return wrapped
+
+
+def on_alarm() -> None:
+    """Note where an alarm fired (called by the session's SIGALRM handler before it raises)."""
+    global fired_outside
+    if not inside:
+        fired_outside = True
