@@ -1,22 +1,29 @@
-"""`mu2py props` on bidict's own @given tests: kills by the default run vs mutation- vs coverage-guided fuzzing.
+"""`mu2py props` on a package's own @given tests: kills by the default run vs mutation- vs coverage-guided fuzzing.
 
 Per property, at the same fuzzing time per test and the same seed: mutants reached, killed
 by the default Hypothesis run (100 examples, `--hypothesis-seed`), killed after mutation-guided
 fuzzing, killed by the corpus of coverage-guided fuzzing (lines, targets, events as feedback;
 its kept inputs judged on the mutants after the time is up), and the survivors (weak spots).
 
-The tests come from bidict's repository (the sdist and wheel ship none): `--src` is a
-checkout, or the mirror `fetch github:jab/bidict` leaves (exported with `git archive`).
+Two packages, neither tuned for: `--package yarl` (its pure-Python quoting, `yarl==1.25.1`
+from PyPI's sdist, which ships the tests; its dependencies multidict and propcache are in
+the `bench` extra) and `--package bidict` (the tests come from its repository, as the sdist
+and wheel ship none: `--src` is a checkout, or the mirror `fetch github:jab/bidict` leaves,
+exported with `git archive`).
 
-    python benchmarks/props_vs_default.py --time 20s --workers 2
+    python benchmarks/props_vs_default.py --package yarl --time 20s --workers 2
+    python benchmarks/props_vs_default.py --package bidict --time 20s --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
+import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -26,9 +33,29 @@ from mu2py.props.command import spec_for
 from mu2py.props.run import PropsConfig, props
 
 MIRROR = Path("/work/.mirror/jab+bidict/repo")
-TESTS = [f"tests/test_bidict.py::{name}" for name in (
-    "test_inverted", "test_views_agree_with_iteration_order", "test_frozenbidicts_hashable",
-    "test_orderedbidict_nodes_consistent", "test_equals_order_sensitive")]
+TESTS = {
+    "bidict": [f"tests/test_bidict.py::{name}" for name in (
+        "test_inverted", "test_views_agree_with_iteration_order", "test_frozenbidicts_hashable",
+        "test_orderedbidict_nodes_consistent", "test_equals_order_sensitive")],
+    "yarl": ["tests/test_quoting_hypothesis.py"],
+}
+YARL = "yarl==1.25.1"
+
+
+def yarl_project(into: Path) -> Path:
+    """yarl's sdist (package and tests) in `into`, mutating its pure-Python quoting and query parsing."""
+    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+                    "--dest", str(into / "sdist"), YARL], check=True)
+    [archive] = (into / "sdist").glob("yarl-*.tar.gz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(into / "sdist", filter="data")
+    [src] = (into / "sdist").glob("yarl-*/")
+    shutil.copytree(src / "yarl", into / "yarl", ignore=shutil.ignore_patterns("*.pyx", "*.c", "*.so"))
+    shutil.copytree(src / "tests", into / "tests")
+    (into / "pyproject.toml").write_text('[tool.mu2py]\npaths = ["yarl/_quoting_py.py", "yarl/_query.py"]\n\n'
+                                         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    os.environ["YARL_NO_EXTENSIONS"] = "1"  # the pure-Python quoters (the workers inherit it)
+    return into
 
 
 def project(src: Path | None, into: Path) -> Path:
@@ -49,18 +76,20 @@ def project(src: Path | None, into: Path) -> Path:
 def main() -> None:
     """Run both campaigns and print one line per property, then the totals."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--package", choices=sorted(TESTS), default="yarl")
     parser.add_argument("--src", type=Path, help="a bidict checkout (default: the fetched mirror)")
     parser.add_argument("--time", default="20s", help="fuzzing time per property and guidance")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--tests", nargs="+", default=TESTS)
+    parser.add_argument("--tests", nargs="+", help="node ids or files (default: the package's @given tests)")
     parser.add_argument("--skip-default", action="store_true",
                         help="no default runs (fast): fuzzing's kills alone, mutation- vs coverage-guided")
     parser.add_argument("--out", type=Path, help="write each run's JSON report here")
     args = parser.parse_args()
+    args.tests = args.tests or TESTS[args.package]
     seconds = parse_duration(args.time)
-    with tempfile.TemporaryDirectory(prefix="props-bidict-") as tmp:
-        root = project(args.src, Path(tmp))
+    with tempfile.TemporaryDirectory(prefix=f"props-{args.package}-") as tmp:
+        root = yarl_project(Path(tmp)) if args.package == "yarl" else project(args.src, Path(tmp))
         spec = spec_for(root, None, None, args.tests)
         runs = {}
         for guidance in ("mutation", "coverage"):
@@ -75,7 +104,7 @@ def main() -> None:
                 (args.out / f"{guidance}.json").write_text(json.dumps(runs[guidance], indent=1))
     mutation = {e["test"]: e for e in runs["mutation"]["properties"]}
     coverage = {e["test"]: e for e in runs["coverage"]["properties"]}
-    print(f"\nbidict @given tests, {args.time} of fuzzing per property and guidance, seed {args.seed}")
+    print(f"\n{args.package} @given tests, {args.time} of fuzzing per property and guidance, seed {args.seed}")
     head = f"{'property':<44} {'reached':>7} {'default':>7} {'mu2':>5} {'cov':>5} {'weak: survivors':>15}"
     print(head)
     totals = [0, 0, 0, 0]

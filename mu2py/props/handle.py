@@ -8,8 +8,8 @@ byte buffer (`bytes` mode, public interfaces only).
   decodes) draws past it, through the execution state `fuzz_one_input` closes over.  Fresh
   inputs are then exactly Hypothesis's own generation (small integers, boundary values, its
   constants) and havoc edits typed choices.  `fuzz_one_input` maps bytes to choices uniformly
-  instead: on dateutil's `test_timespec_auto`, 4,582 fuzzed buffers killed 300 mutants where
-  Hypothesis's default 100 examples kill 401.
+  instead (an unbounded integer is 128 random bits): on dateutil's `test_timespec_auto`, 20 s
+  of fuzzing alone killed 300 mutants on bytes and 314 on choices.
 - `bytes`: Hypothesis's `fuzz_one_input` (public) and its observability callbacks (the
   targets and events of a run, and the call's representation).
 
@@ -19,7 +19,9 @@ target writes to a database of our choosing (none while fuzzing; a capturing one
 killing input is to be saved), and `HypothesisHandle._get_fuzz_target`, which builds a
 fresh target (the cached one remembers failures by origin and would not save a second one).
 `choices` mode also reads the target's closure (`state`, `database_key`); when Hypothesis
-names them otherwise, the handle falls back to `bytes` mode.
+names them otherwise, the handle falls back to `bytes` mode.  A test method's `self` and a
+parametrized test's arguments are given to Hypothesis as defaults while the target is built
+(it binds no argument) and added to each run's arguments (`choices` mode only).
 
 Invariant: fuzzing never writes to the project's example database; only `save` does, under
 the key Hypothesis itself used for the failure (its `.secondary` suffix removed: the key
@@ -309,6 +311,8 @@ class PropertyHandle:
         namespace = dict(vars(inspect.getmodule(self.fn) or object()))
         parts = []
         for keyword in call.keywords:
+            if keyword.arg in self.params:  # `self` and parametrized arguments: pytest gives them, not @example
+                continue
             # Hypothesis's own text of the argument (underscores in numbers kept) when it fits on one line
             arg = ast.get_source_segment(text, keyword.value) or ""
             if not arg or "\n" in arg:

@@ -96,6 +96,9 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
                 raise UserError(result["error"])
         tests = {t["nodeid"]: (position, t) for position, t in enumerate(base["tests"])}
         chosen = [(nodeid, why) for nodeid, why in listed["tests"] if _selected(nodeid, only)]
+        # a test pytest skips here (a skipif mark) is not run by fuzzing either: its body may not work here
+        chosen = [(n, "skipped by pytest here" if why is None and tests[n][1].get("skipped") else why)
+                  for n, why in chosen]
         fuzzable = [n for n, why in chosen if why is None]
         skipped = {n: why for n, why in chosen if why is not None and why != "not a @given test"}
         if not fuzzable:

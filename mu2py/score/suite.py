@@ -121,6 +121,7 @@ def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
 
 _HOST: _Host | None = None
 _fired = False
+last_skipped = False  # the latest `run_test` passed by skipping (a skip or skipif mark, pytest.skip())
 EXAMPLE_TIMEOUT = 1.0  # the least time one example of a @given test gets under a judged run
 
 
@@ -370,7 +371,10 @@ def run_test(item: Any, timeout: float | None) -> str:
         if given.fired_outside:
             request_restart()  # the alarm may have interrupted pytest's own bookkeeping
         return "timeout"
-    return "failed" if any(r.failed for r in reports) else "passed"
+    global last_skipped
+    failed = any(r.failed for r in reports)
+    last_skipped = not failed and any(r.skipped for r in reports)
+    return "failed" if failed else "passed"
 
 
 def baseline(unit: dict[str, Any]) -> dict[str, Any]:
@@ -400,7 +404,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
             outcome = run_test(item, None)
             seconds = time.perf_counter() - start
             recorder.finish()
-            tests.append({"nodeid": nodeid, "outcome": outcome, "seconds": seconds,
+            tests.append({"nodeid": nodeid, "outcome": outcome, "skipped": last_skipped, "seconds": seconds,
                           "reached": sorted(recorder.reached), "infected": sorted(recorder.infected)})
     finally:
         for info in program.target.modules:

@@ -142,11 +142,16 @@ def test_under_hypothesis_ci_profile_kills_are_reported_not_saved(project: Path,
     assert not (root / ".hypothesis" / "examples").exists()
 
 
-def test_test_methods_and_parametrized_tests_are_fuzzed(project: Path) -> None:
+def test_test_methods_and_parametrized_tests_are_fuzzed_and_skipped_tests_are_not(project: Path) -> None:
     report = _props(project, "test_shapes.py", "--trials", "60", "--seed", "2", "--no-save")
-    assert not report["skipped"] and not report["bugs"]
+    # a test pytest skips here is not fuzzed either (its body would fail: no false bug)
+    [skipped] = report["skipped"]
+    assert skipped["test"].endswith("test_only_with_the_extension") and "skipped by pytest" in skipped["why"]
+    assert not report["bugs"]
     tests = sorted(e["test"].split("::", 1)[1] for e in report["properties"])
     assert tests[0] == "TestFrames::test_kind_in_a_class" and len(tests) == 3
     assert all(t.startswith("test_payload_grows_with_padding[") for t in tests[1:])
     for entry in report["properties"]:
         assert entry["trials"] == 60 and entry["valid"] > 0 and entry["reached"] > 0
+        # @example lines name the @given arguments only: pytest gives `self` and the parametrized ones
+        assert all(line.startswith("@example(data=") for line in entry["examples"])
