@@ -299,6 +299,52 @@ class PropertyHandle:
         key, value = capture.saved[-1]
         return (key[: -len(SECONDARY)] if key.endswith(SECONDARY) else key), value
 
+    def shrink(self, key: bytes, value: bytes, settings: Any, timeout: float) -> tuple[bytes, str] | None:
+        """Hypothesis's own shrink of a failing input on the code now live: (its choices, the call's text).
+
+        The test runs as pytest would run it, with `settings` (the test's own, shrinking on) over a
+        scratch database holding `value` (secondary key), and only the reuse and shrink phases: the
+        saved input is replayed, shrunk, and its minimal form left under `key`.  None
+        when it no longer fails or the shrink runs past `timeout`.
+        """
+        from hypothesis import Phase
+        from hypothesis.database import InMemoryExampleDatabase
+
+        scratch = InMemoryExampleDatabase()
+        # under the secondary key: Hypothesis does not shrink again what it replays from the primary one
+        scratch.save(key + SECONDARY, value)
+        fn, notes = self.fn, []
+        args = {name: v for name, v in self.params.items() if name != "self"}  # a method is bound already
+
+        def call(_: Any) -> None:
+            try:
+                self.item.obj(**args)
+            except Exception as exc:
+                notes.extend(getattr(exc, "__notes__", ()))
+                raise
+
+        import hypothesis.core
+
+        current = fn._hypothesis_internal_use_settings
+        fn._hypothesis_internal_use_settings = Settings(
+            parent=settings, database=scratch, phases=(Phase.reuse, Phase.shrink), deadline=None,
+            report_multiple_bugs=False)
+        # a forced seed (`--hypothesis-seed`, which props passes for reproducible default runs) turns the
+        # database off, and with it the replay
+        forced, hypothesis.core.global_force_seed = hypothesis.core.global_force_seed, None
+        try:
+            result = run(call, None, timeout)
+        finally:
+            fn._hypothesis_internal_use_settings = current
+            hypothesis.core.global_force_seed = forced
+        # Hypothesis notes the failure as "Falsifying example: test(...)" ("Failing test case" from 6.170)
+        text = next((n.split(":", 1)[1].strip() for n in notes
+                     if n.startswith(("Falsifying example:", "Failing test case:"))), None)
+        if result.status != 1 or text is None:
+            return None
+        shrunk = min(scratch.fetch(key), key=lambda v: (len(v), v), default=value)
+        return shrunk, text
+
     def example_line(self, representation: str) -> str | None:
         """`@example(...)` for a call's representation, when every argument evaluates back in the test's module."""
         text = representation.strip()

@@ -18,6 +18,8 @@ from mu2py.props.handle import Input, PropertyHandle, direct_params, why_not_fuz
 from mu2py.props.loop import PropertyFuzzer, mutant_plan
 from mu2py.score import given, suite
 
+SHRINK_SECONDS = 10.0  # at most this long shrinking one killing input (else it is kept as found)
+
 
 def props_list(unit: dict[str, Any]) -> dict[str, Any]:
     """Per collected test (collection order): its node id, and None or why it cannot be fuzzed."""
@@ -94,24 +96,31 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
     program = state.program
     assert program is not None
     database = handle.database if unit.get("save", True) else None
+    settings = state.shrinking.get(handle.fn, handle.settings)  # the test's own settings, shrinking on
+    timeout = max(1.0, unit.get("timeout", 1.0))
     kills = {}
     for index, kill in sorted(fuzzer.kills.items()):
-        saved = False
-        if database is not None:
-            swap = state.swaps[program.mutants[index].module]
-            plan = mutant_plan(index)
-            assert plan is not None
-            suite._fresh_start(state)
-            swap.apply_plan(plan)
-            try:
-                found = handle.failing_choices(kill.buffer, max(1.0, unit.get("timeout", 1.0)))
-            finally:
-                swap.restore()
-            if found is not None:
-                database.save(*found)
+        saved, serialized, representation = False, _serialized(kill.buffer), kill.representation
+        swap = state.swaps[program.mutants[index].module]
+        plan = mutant_plan(index)
+        assert plan is not None
+        suite._fresh_start(state)
+        swap.apply_plan(plan)
+        try:
+            found = handle.failing_choices(kill.buffer, timeout)
+            # Hypothesis shrinks it on the mutant: the @example line and the saved input are its minimal form
+            shrunk = handle.shrink(*found, settings, SHRINK_SECONDS) if found is not None else None
+        finally:
+            swap.restore()
+        if found is not None:
+            key, value = found
+            if shrunk is not None:
+                (value, representation), serialized = shrunk, shrunk[0]
+            if database is not None:
+                database.save(key, value)
                 saved = True
-        kills[index] = {"reason": kill.reason, "trial": kill.trial, "buffer": _serialized(kill.buffer).hex(),
-                        "example": handle.example_line(kill.representation), "saved": saved}
+        kills[index] = {"reason": kill.reason, "trial": kill.trial, "buffer": serialized.hex(),
+                        "example": handle.example_line(representation), "saved": saved}
     # Hypothesis's "ci" profile (loaded when a CI variable such as CI is set) turns the database off
     no_database = unit.get("save", True) and database is None
     return {"nodeid": item.nodeid, "kills": kills, "reached": sorted(fuzzer.reached), "trials": fuzzer.trial,

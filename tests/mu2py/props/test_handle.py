@@ -155,3 +155,19 @@ def test_fresh_choice_inputs_are_hypothesis_own_generation_where_bytes_are_unifo
         return count
 
     assert small("choices") >= 50 and small("bytes") == 0  # 128 uniform bits: never below 2**32
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_killing_input_is_shrunk_by_hypothesis_on_the_mutant(mode: str) -> None:
+    handle = _handle(prop_clamped, mode)
+    buffer = _passing_and_killing(handle)
+    with _Mutant(_identity.__code__):
+        key, value = handle.failing_choices(buffer, 1.0)
+        shrunk, text = handle.shrink(key, value, handle.settings, 10.0)
+    assert "x=11" in text  # the least input above the clamp: what a maintainer would write
+    assert handle.example_line(text) == "@example(x=11)"
+    DB.save(key, shrunk)
+    replay = _prop((Phase.reuse,))
+    with _Mutant(_identity.__code__), pytest.raises(AssertionError):
+        replay()
+    assert handle.shrink(key, value, handle.settings, 10.0) is None  # on the original it passes: nothing

@@ -63,6 +63,8 @@ def test_fuzzing_kills_mutants_of_a_branch_the_default_run_never_reaches(report:
     assert len(weak["survivors"]) == weak["reached"] - weak["killed"] and weak["survivors"]
     assert report["summary"]["weak"] and WEAK in " ".join(report["summary"]["weak"])
     assert all(line.startswith("@example(data=b") for line in weak["examples"]) and weak["examples"]
+    # shrunk by Hypothesis on the mutant: the least frame with the sync pattern, not the fuzzed bytes
+    assert "@example(data=b'\\x02\\x01\\x03\\x00\\x02\\x00')" in weak["examples"]
 
 
 def test_a_property_failing_on_the_original_is_a_bug_with_its_minimal_example(report: dict) -> None:
