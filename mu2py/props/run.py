@@ -1,10 +1,10 @@
 """`mu2py props` in the parent process: plan the units, fan them out to score workers, and build the report.
 
 Order: score's baseline (per test: outcome, the sites and mutants its default run reached
-and infected); the list of tests `fuzz_one_input` can drive; per fuzzable test, its default
-run against every mutant it infected (`killed_default`); then per test a campaign
-(`loop.PropertyFuzzer`) seeded by (seed, node id), told which mutants the default run kills
-already so that fuzzing looks for the others.  Only function-level mutants are judged
+and infected); the tests props can drive (`@given`, not skipped here by pytest); per
+fuzzable test, its default run against every mutant it infected (`killed_default`); then
+per test a campaign (`loop.PropertyFuzzer`) seeded by (seed, node id), told which mutants
+the default run kills already so that fuzzing looks for the others.  Only function-level mutants are judged
 (those applied by swapping code objects, as fuzzing needs them thousands of times).
 
 Invariants: a test's `killed` includes its `killed_default`; `survivors` are the mutants
