@@ -283,6 +283,13 @@ class PropertyHandle:
             if self.mode == "choices":
                 self._observe_data()
 
+    def last_input(self, inp: Input) -> Input:
+        """The input the latest run used: in `choices` mode its choices as far as it got (with what it drew
+        past the prefix, so that a replay without its seed runs the same), else `inp` itself."""
+        if self.mode == "choices" and self._data is not None:
+            return tuple(self._data.choices)
+        return inp
+
     def failing_choices(self, inp: Input, timeout: float | None) -> tuple[bytes, bytes] | None:
         """(database key, serialized choices) Hypothesis saves for `inp` on the code now live, if it fails."""
         if self.given is not None and isinstance(inp, tuple):

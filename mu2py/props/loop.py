@@ -161,6 +161,7 @@ class PropertyFuzzer:
         self.kills: dict[int, _Kill] = {}
         self.reached: set[int] = set()
         self.bugs: dict[tuple[str, str], dict[str, Any]] = {}
+        self.bug_inputs: dict[tuple[str, str], Input] = {}  # per bug, the input that showed it
         self.lines = 0
         self.trial = 0
         self.valid = 0
@@ -212,6 +213,7 @@ class PropertyFuzzer:
         if key not in self.bugs:
             self.bugs[key] = {"exception": key[0], "location": key[1], "message": plain.exc_message,
                               "example": self.handle.observation.representation, "trial": self.trial}
+            self.bug_inputs[key] = self.handle.last_input(buffer)
 
     def _judge(self, buffer: Input, original: RunResult, infected: set[int], representation: str,
                cap: bool = True) -> list[int]:

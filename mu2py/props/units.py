@@ -121,13 +121,20 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
                 saved = True
         kills[index] = {"reason": kill.reason, "trial": kill.trial, "buffer": serialized.hex(),
                         "example": handle.example_line(representation), "saved": saved}
+    bugs = []
+    for key, bug in fuzzer.bugs.items():
+        # on the original code: Hypothesis's minimal form of the input that fails the property
+        suite._fresh_start(state)
+        found = handle.failing_choices(fuzzer.bug_inputs[key], timeout)
+        shrunk = handle.shrink(*found, settings, SHRINK_SECONDS) if found is not None else None
+        bugs.append(dict(bug, example=shrunk[1]) if shrunk is not None else bug)
     # Hypothesis's "ci" profile (loaded when a CI variable such as CI is set) turns the database off
     no_database = unit.get("save", True) and database is None
     return {"nodeid": item.nodeid, "kills": kills, "reached": sorted(fuzzer.reached), "trials": fuzzer.trial,
             "no_database": no_database,
             "valid": fuzzer.valid, "corpus": len(fuzzer.corpus), "lines": fuzzer.lines,
             "mutant_runs": fuzzer.mutant_runs, "events": sorted(fuzzer.labels.events),
-            "targets": dict(fuzzer.labels.best), "bugs": list(fuzzer.bugs.values()), "seconds": round(seconds, 3)}
+            "targets": dict(fuzzer.labels.best), "bugs": bugs, "seconds": round(seconds, 3)}
 
 
 def _serialized(inp: Input) -> bytes:

@@ -157,3 +157,11 @@ def test_test_methods_and_parametrized_tests_are_fuzzed_and_skipped_tests_are_no
         assert entry["trials"] == 60 and entry["valid"] > 0 and entry["reached"] > 0
         # @example lines name the @given arguments only: pytest gives `self` and the parametrized ones
         assert all(line.startswith("@example(data=") for line in entry["examples"])
+
+
+def test_a_bug_found_by_fuzzing_is_reported_with_hypothesis_minimal_example(project: Path) -> None:
+    report = _props(project, "test_bugs.py::test_no_frame_is_tagged", "--trials", "300", "--seed", "1", "--no-save")
+    [entry] = report["properties"]  # the default run passes: it is fuzzed
+    [bug] = report["bugs"]
+    assert bug["test"] == entry["test"] and bug["exception"].endswith("AssertionError")
+    assert "data=b'\\x02\\x01\\x03\\x00\\x02\\x00'" in bug["example"]  # shrunk on the original
