@@ -348,8 +348,8 @@ def run_test(item: Any, timeout: float | None) -> str:
     state = _state()
     _fresh_start(state)
     _restore_params(state, item)
-    global _fired
-    _fired = False
+    global _fired, last_skipped
+    _fired = last_skipped = False
     given.fired_outside = False
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     if timeout:
@@ -371,7 +371,6 @@ def run_test(item: Any, timeout: float | None) -> str:
         if given.fired_outside:
             request_restart()  # the alarm may have interrupted pytest's own bookkeeping
         return "timeout"
-    global last_skipped
     failed = any(r.failed for r in reports)
     last_skipped = not failed and any(r.skipped for r in reports)
     return "failed" if failed else "passed"
