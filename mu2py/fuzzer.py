@@ -157,6 +157,7 @@ class Fuzzer:
         self._succeeded = False  # has any input run without an exception on the original?
         self._plot_rows: list[dict[str, Any]] = []
         self._mutants_written: tuple[int, int] | None = None  # (kills, reached sites) of the last mutants.json
+        self._report: dict[str, Any] | None = None  # the last mutants.json written
         self._start = 0.0
         self._stop_at: float | None = None
 
@@ -360,7 +361,8 @@ class Fuzzer:
         # reached site changed it (both only grow), or at the end, where its run counter is brought up to date
         version = (len(self.analysis.kills), len(self.analysis.reached))
         if final or version != self._mutants_written:
-            write_json(self.config.out / "mutants.json", self.analysis.report())
+            self._report = self.analysis.report()
+            write_json(self.config.out / "mutants.json", self._report)
             self._mutants_written = version
 
     def _write_state(self) -> None:
@@ -477,7 +479,8 @@ class Fuzzer:
             try:
                 while not self._done():
                     self.trial()
-                    interrupts.check()
+                    if interrupts.seen:  # an attribute read: this runs on every trial
+                        raise KeyboardInterrupt
                     now = time.perf_counter()
                     if now - last >= self.config.plot_every:
                         last = now
@@ -493,7 +496,8 @@ class Fuzzer:
                     self._lock.release()
         return FuzzResult(
             corpus=list(self.corpus.entries), coverage=len(self.coverage), stats=self.stats,
-            report=self.analysis.report() if self.analysis else None,
+            # the final checkpoint built it already when there is an output directory
+            report=(self._report or self.analysis.report()) if self.analysis else None,
         )
 
 

@@ -213,11 +213,10 @@ class PropertyHandle:
         return once
 
     def _observe_data(self) -> None:
-        # what fuzz_one_input's observation would carry: targets, events and the call's text
+        # what fuzz_one_input's observation would carry: targets and events (the call's text: `describe`)
         data, obs = self._data, self.observation
         if data is None:
             return
-        obs.representation = getattr(self.given.state, "_string_repr", "") if self.given else ""
         for key, value in data.target_observations.items():
             obs.targets[f"target:{key}".strip(":")] = float(value)
         for key, value in data.events.items():
@@ -267,21 +266,39 @@ class PropertyHandle:
         """The test on `inp`: OK with the input it used (None: invalid input), EXCEPTION, or TIMEOUT.
 
         In `choices` mode, `seed` seeds what is drawn past the prefix (the used input is complete,
-        so replaying it draws nothing more).
+        so replaying it draws nothing more).  With `observe`, `observation` holds the run's targets
+        and events (in `choices` mode read from its data, without the cost of observability; the
+        call's text then comes from `describe`).
         """
-        target: Callable[[Any], Any] = self.target if self.mode == "bytes" else self._execute(seed)
+        if self.mode == "choices":
+            self.observation = Observation()
+            self._data = None
+            result = run(self._execute(seed), inp, timeout)
+            if observe:
+                self._observe_data()
+            return result
         if not observe:
-            return run(target, inp, timeout)
+            return run(self.target, inp, timeout)
         self.observation = Observation()
-        self._data = None
         # a callback turns observability on: then Hypothesis builds the call's representation
         add_observability_callback(self._observe)
         try:
-            return run(target, inp, timeout)
+            return run(self.target, inp, timeout)
         finally:
             remove_observability_callback(self._observe)
-            if self.mode == "choices":
-                self._observe_data()
+
+    def describe(self, inp: Input, timeout: float | None) -> str:
+        """The call's text for `inp` (as Hypothesis prints a falsifying example): in `choices` mode the
+        test runs once more with observability on; in `bytes` mode the latest observed run's text."""
+        if self.mode == "bytes":
+            return self.observation.representation
+        assert self.given is not None
+        add_observability_callback(self._observe)
+        try:
+            run(self._execute(0), inp, timeout)
+        finally:
+            remove_observability_callback(self._observe)
+        return str(getattr(self.given.state, "_string_repr", ""))
 
     def last_input(self, inp: Input) -> Input:
         """The input the latest run used: in `choices` mode its choices as far as it got (with what it drew

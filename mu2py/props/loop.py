@@ -211,12 +211,13 @@ class PropertyFuzzer:
             return
         key = (plain.exc_type or "Timeout", plain.location or "?")
         if key not in self.bugs:
+            failing = self.handle.last_input(buffer)
             self.bugs[key] = {"exception": key[0], "location": key[1], "message": plain.exc_message,
-                              "example": self.handle.observation.representation, "trial": self.trial}
-            self.bug_inputs[key] = self.handle.last_input(buffer)
+                              "example": self.handle.describe(failing, ORIGINAL_TIMEOUT), "trial": self.trial}
+            self.bug_inputs[key] = failing
 
-    def _judge(self, buffer: Input, original: RunResult, infected: set[int], representation: str,
-               cap: bool = True) -> list[int]:
+    def _judge(self, buffer: Input, original: RunResult, infected: set[int], cap: bool = True) -> list[int]:
+        """Run `buffer` on its infected live mutants; the new kills (their representation is left to the caller)."""
         timeout = max(MIN_TIMEOUT, TIMEOUT_FACTOR * original.seconds)
         killed = []
         alive = [i for i in infected & self.candidates if i not in self.kills and i not in self.killed_before]
@@ -232,7 +233,7 @@ class PropertyFuzzer:
             self.mutant_runs += 1
             reason = kills(original, result)
             if reason is not None:
-                self.kills[index] = _Kill(self.trial, reason, buffer, representation)
+                self.kills[index] = _Kill(self.trial, reason, buffer, "")
                 killed.append(index)
         return killed
 
@@ -257,10 +258,13 @@ class PropertyFuzzer:
             return
         self.valid += 1
         used = original.output
-        representation = self.handle.observation.representation
         novel = self.labels.novel(self.handle.observation)
-        killed = self._judge(used, original, infected, representation) if self.guidance == "mutation" else []
+        killed = self._judge(used, original, infected) if self.guidance == "mutation" else []
         if lines or novel or killed:
+            # the call's text only for what is kept: building it on every run costs a quarter of the run
+            representation = self.handle.describe(used, ORIGINAL_TIMEOUT)
+            for index in killed:
+                self.kills[index].representation = representation
             kept = _Kept(used, frozenset(infected), representation)
             self.corpus.append(kept)
             if killed:
@@ -276,4 +280,5 @@ class PropertyFuzzer:
                 original = self.handle.run(kept.buffer, ORIGINAL_TIMEOUT)
                 if original.status is Status.OK and original.output is not None:
                     # after the budget every infected mutant runs: the corpus is judged whole
-                    self._judge(kept.buffer, original, set(kept.infected), kept.representation, cap=False)
+                    for index in self._judge(kept.buffer, original, set(kept.infected), cap=False):
+                        self.kills[index].representation = kept.representation

@@ -149,9 +149,9 @@ def test_fresh_choice_inputs_are_hypothesis_own_generation_where_bytes_are_unifo
         handle, rng, count = _handle(prop_any, mode), random.Random(2), 0
         for _ in range(100):
             result = handle.run(handle.fresh_input(rng), 1.0, seed=rng.getrandbits(64), observe=True)
-            count += "x=" in handle.observation.representation and abs(int(
-                handle.observation.representation.split("x=")[1].rstrip(",)\n ").replace("_", ""))) < 2**32
             assert result.output is not None
+            text = handle.describe(result.output, 1.0)
+            count += "x=" in text and abs(int(text.split("x=")[1].rstrip(",)\n ").replace("_", ""))) < 2**32
         return count
 
     assert small("choices") >= 50 and small("bytes") == 0  # 128 uniform bits: never below 2**32
