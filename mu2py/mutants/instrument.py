@@ -21,6 +21,19 @@ def _call(name: str, *args: cst.BaseExpression) -> cst.Call:
     return cst.Call(func=cst.Name(name), args=[cst.Arg(a) for a in args])
 
 
+def _operands(name: str, sid: cst.Integer, left: cst.BaseExpression, op: cst.CSTNode,
+              right: cst.BaseExpression) -> cst.Call:
+    """`name(sid, left, right)`, the comma between the operands taking the operator's whitespace.
+
+    An operation split over lines inside brackets (`a +` newline `b`) keeps its line break in
+    the comma: every node after it keeps its line number, so coverage keys of the probed copy
+    are those of the file (one key space with the plain copy).
+    """
+    comma = cst.Comma(whitespace_before=op.whitespace_before,  # type: ignore[attr-defined]
+                      whitespace_after=op.whitespace_after)  # type: ignore[attr-defined]
+    return cst.Call(func=cst.Name(name), args=[cst.Arg(sid), cst.Arg(left, comma=comma), cst.Arg(right)])
+
+
 def _int(n: int) -> cst.Integer:
     return cst.Integer(str(n))
 
@@ -82,10 +95,11 @@ class _Instrumenter(cst.CSTTransformer):
         sid = _int(self.key[site.index])
         if site.kind == "bin":
             assert isinstance(node, cst.BinaryOperation)
-            return _keep_parens(node, _call("__mu2_bin__", sid, node.left, node.right))
+            return _keep_parens(node, _operands("__mu2_bin__", sid, node.left, node.operator, node.right))
         if site.kind == "cmp":
             assert isinstance(node, cst.Comparison)
-            return _keep_parens(node, _call("__mu2_cmp__", sid, node.left, node.comparisons[0].comparator))
+            target = node.comparisons[0]
+            return _keep_parens(node, _operands("__mu2_cmp__", sid, node.left, target.operator, target.comparator))
         if site.kind == "aug":
             assert isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name)
             value = _call("__mu2_aug__", sid, cst.Name(node.target.value), node.value)
@@ -103,9 +117,11 @@ class _Instrumenter(cst.CSTTransformer):
             assert isinstance(node, cst.BaseExpression)
             # `(hit() or e)` records the site *before* e runs (hit returns None), so a
             # mutant that skips part of e is still seen as reached when e raises
-            inner = node.with_changes(lpar=(), rpar=()) if getattr(node, "lpar", None) else node
+            lpar = getattr(node, "lpar", None)
+            inner = node.with_changes(lpar=(), rpar=()) if lpar else node
             expr = cst.BooleanOperation(_call("__mu2_hit__", sid), cst.Or(), _paren(inner))
-            return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+            # the node's own parentheses go outside: a line break after `(` stays where it was
+            return expr.with_changes(lpar=lpar or [cst.LeftParen()], rpar=node.rpar if lpar else [cst.RightParen()])
         raise AssertionError(site.kind)
 
 

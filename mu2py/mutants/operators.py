@@ -58,7 +58,8 @@ def _remove_unary_minus(node: cst.UnaryOperation) -> Iterable[cst.CSTNode]:
 def _return_none(node: cst.Return) -> Iterable[cst.CSTNode]:
     value = node.value
     if value is not None and not (isinstance(value, cst.Name) and value.value in ("None", "True", "False")):
-        yield node.with_changes(value=cst.Name("None"))
+        # `return(x)` has no space after `return`: `returnNone` would not parse
+        yield node.with_changes(value=cst.Name("None"), whitespace_after_return=cst.SimpleWhitespace(" "))
 
 
 def _constant_minus_one(node: cst.BaseNumber) -> Iterable[cst.CSTNode]:

@@ -1,0 +1,1 @@
+"""urllib.parse as a fuzzing target."""
