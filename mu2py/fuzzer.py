@@ -1,9 +1,15 @@
 """The Mu2 fuzzing loop (Algorithm 3): coverage plus mutants killed as feedback, over choice sequences.
 
 One trial: pick a corpus input (favored ones get more energy), mutate its choice
-sequence, decode, run the probed original (coverage, reached sites, infected mutants),
-then — under mutation guidance — run the mutants Algorithm 4 selects and keep the input
-when it adds coverage or kills a mutant no saved input has killed.
+sequence, decode, and — unless the child decodes to an input already tried (a *duplicate*:
+it runs nothing) — run the original with coverage probes.  Under mutation guidance, when
+its mutants are to run (see `Fuzzer._analyse_now`), the probed original runs the input
+again for the sites it reaches and the mutants it infects, and the mutants Algorithm 4
+selects run in the host.  The input is kept when it adds coverage or kills a mutant no
+saved input has killed.
+
+Coverage comes from one copy only (the plain one, on every input): the probed copy costs
+several plain runs and runs only where mutants will, and the two never mix coverage keys.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import random
 import time
 from collections.abc import Callable
@@ -43,6 +50,9 @@ PLOT_FIELDS = (
     "elapsed", "trials", "execs_per_sec", "corpus", "coverage", "mutants", "killed",
     "run_this_input", "pruned_execution", "pruned_infection", "filtered", "invalid", "failures",
 )
+# distinct inputs remembered for duplicate detection; past this the memory is cleared (a later duplicate
+# of a forgotten input then runs again, which costs time, never a verdict): about 100 MB at the bound
+SEEN_BOUND = 1 << 21
 
 
 @dataclass
@@ -79,6 +89,8 @@ class Stats:
     trials: int = 0
     valid: int = 0
     invalid: int = 0
+    duplicates: int = 0  # children that decoded to an input already tried: nothing ran
+    analysed: int = 0  # inputs whose mutants ran
     failures: int = 0
     mutant_runs: int = 0
     run_this_input: int = 0
@@ -86,9 +98,11 @@ class Stats:
     pruned_infection: int = 0
     filtered: int = 0
     elapsed: float = 0.0
-    # where the trials' time went: drawing inputs, the (probed) original, mutant selection, mutant runs
+    # where the trials' time went: drawing inputs, the original (with coverage), the probed original (sites and
+    # infection, only on inputs whose mutants run), mutant selection, mutant runs
     seconds_input: float = 0.0
     seconds_original: float = 0.0
+    seconds_probed: float = 0.0
     seconds_selection: float = 0.0
     seconds_mutants: float = 0.0
     # finer split of the loop's own cost: havoc (part of seconds_input; the rest is decoding), coverage
@@ -142,17 +156,16 @@ class Fuzzer:
         self.analysis: Analysis | None = None
         self.original_timeout = config.timeout or ORIGINAL_TIMEOUT
         if self.program is not None and self.uses_mutants:
-            # one probed original serves both feedbacks: its code carries the coverage probes
             self.analysis = Analysis(
                 self.program, pruning=config.pruning, differential=config.differential,
                 timeout=config.timeout, filter=Filter.parse(config.filter),
-                rng=random.Random(config.seed + 1), probed=self.program.probed(transform=self.coverage.compile),
+                rng=random.Random(config.seed + 1),
                 static_per_input=config.static_per_input, memory_mb=config.memory_mb,
                 original_timeout=self.original_timeout,
             )
-            self._run_original = self.analysis.run_original
-        else:
-            self._run_original = self._covered_runner()
+        self._run_original = self._covered_runner()
+        # hashes of the realized choice sequences tried (see _key): a child equal to one of them is a duplicate
+        self._seen: set[int] = set()
         self._favored: list[Entry] = []
         self._succeeded = False  # has any input run without an exception on the original?
         self._plot_rows: list[dict[str, Any]] = []
@@ -163,17 +176,35 @@ class Fuzzer:
 
     # -- running the original ---------------------------------------------------------
 
-    def _covered_runner(self) -> Callable[[Any], tuple[RunResult, set[int], set[int]]]:
+    def _covered_runner(self) -> Callable[[Any], RunResult]:
         fn = self.coverage.driver(self.target)
         containers = self.coverage.containers
         timeout = self.original_timeout
 
-        def runner(value: Any) -> tuple[RunResult, set[int], set[int]]:
+        def runner(value: Any) -> RunResult:
             if containers is not None:
                 containers.reset()
-            return run(fn, value, timeout, guard_exit=True), set(), set()
+            return run(fn, value, timeout, guard_exit=True)
 
         return runner
+
+    @staticmethod
+    def _key(choices: tuple[Any, ...]) -> int:
+        """A hash of realized choices that tells apart what decodes differently (-0.0 from 0.0, unlike `==`)."""
+        if any(type(c) is float for c in choices):
+            return hash(tuple((c, math.copysign(1.0, c)) if type(c) is float else c for c in choices))
+        return hash(choices)
+
+    def _first_time(self, choices: tuple[Any, ...]) -> bool:
+        """Remember `choices`; False when they were tried already (a duplicate, see SEEN_BOUND)."""
+        key = self._key(choices)
+        seen = self._seen
+        if key in seen:
+            return False
+        if len(seen) >= SEEN_BOUND:
+            seen.clear()
+        seen.add(key)
+        return True
 
     # -- the loop ---------------------------------------------------------------------
 
@@ -248,8 +279,11 @@ class Fuzzer:
             if self.stats.valid == 0:
                 self._sanity_check(None)
             return None
+        if not self._first_time(decoded.choices):
+            stats.duplicates += 1
+            return None
         stats.valid += 1
-        original, reached, infected = self._run_original(decoded.value)
+        original = self._run_original(decoded.value)
         tc = time.perf_counter()
         new_cov = self.coverage.collect()
         t2 = time.perf_counter()
@@ -264,13 +298,17 @@ class Fuzzer:
         name = ""
         if self.analysis is not None and self._mutation_phase() and self._analyse_now(new_cov, t2):
             name = self.corpus.next_name()
+            stats.analysed += 1
+            _, reached, infected = self.analysis.run_original(decoded.value)
+            tp = time.perf_counter()
+            stats.seconds_probed += tp - t2
             sel = self.analysis.select(reached, infected)
             stats.run_this_input = len(sel.run)
             stats.pruned_execution += sel.pruned_execution
             stats.pruned_infection += sel.pruned_infection
             stats.filtered += sel.filtered
             t3 = time.perf_counter()
-            stats.seconds_selection += t3 - t2
+            stats.seconds_selection += t3 - tp
             stop_at = self._stop_at
             if self.config.mutant_share is not None and self.config.trials is None:
                 # one input's batch may not take the exploration's share either (a target with thousands of
@@ -400,6 +438,7 @@ class Fuzzer:
             if decoded is None:
                 continue
             entry.value = decoded.value
+            self._first_time(decoded.choices)
             self.corpus.entries.append(entry)
             if entry.favored:
                 self._favored.append(entry)
@@ -407,6 +446,7 @@ class Fuzzer:
             self._run_original(decoded.value)
             self.coverage.collect()
             if self.analysis is not None:
+                self.analysis.run_original(decoded.value)  # the sites it reached, for the report
                 for mutant_id, reason in entry.kills.items():
                     index = self.analysis.program.index.get(mutant_id)
                     if index is not None:
