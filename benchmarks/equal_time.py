@@ -26,6 +26,7 @@ TARGETS = {
     "json": "targets.json_decoder.driver:parse",
     "toml": "targets.toml.driver:parse",
     "chocopy": "targets.chocopy.fuzzing:check",
+    "urlparse": "targets.urlparse.driver:split",
     "sqlparse": "targets.sqlparse.driver:parse",  # pip install '.[bench]'
 }
 ROOT = Path(__file__).resolve().parents[1]

@@ -110,7 +110,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         trials=args.trials, seconds=seconds, seed=args.seed,
         guidance=args.guidance, split=args.split, pruning=args.opt, filter=args.filter, timeout=args.timeout,
         out=out, initial=initial, memory_mb=args.memory_limit,
-        mutant_share=None if args.mutant_share >= 1 else args.mutant_share,
+        mutant_share=args.mutant_share, judge=args.judge,
     )
     if args.workers > 1 or args.cluster:
         return _fuzz_parallel(args, console, config, prefixes(args))
@@ -275,9 +275,10 @@ def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], 
     p.add_argument("--in", dest="seeds", metavar="SEEDS", help="directory of .bin inputs to start from")
     p.add_argument("--guidance", choices=("mutation", "coverage"), default="mutation")
     p.add_argument("--split", action="store_true", help="coverage-only guidance for the first half of the budget")
-    p.add_argument("--mutant-share", type=_share, default=0.5, metavar="F",
-                   help="with --time: mutants run on inputs that add coverage, and on others while mutant runs "
-                        "have taken at most this fraction of the time so far (default 0.5; 1: every input)")
+    p.add_argument("--mutant-share", type=_share, default=None, metavar="F",
+                   help="with --time: mutants run on inputs that add coverage, and on others while those runs "
+                        "have taken at most this fraction of the time so far (default: adapted to the kills per "
+                        "second each use of time earns; 1: every input)")
     p.add_argument("--filter", type=mutant_filter,
                    help="aggressive mutant filter: least-executed:K, random:K or random:P%%")
     p.add_argument("--workers", type=positive_int, default=1,
@@ -285,7 +286,8 @@ def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], 
     p.add_argument("--cluster", metavar="ADDRESS", help="run the campaigns on Dask: tcp://HOST:8786 or local:N")
     p.add_argument("--quiet", action="store_true", help="no status screen or progress lines; summary lines only")
     p.add_argument("--no-judge", dest="judge", action="store_false",
-                   help="with --guidance coverage: do not judge the corpus against the mutants at the end")
+                   help="do not judge the corpus against the mutants at the end (coverage guidance: all of it; "
+                        "mutation guidance: the saved inputs whose mutants did not all run)")
     evaluation_args(p)
     p.set_defaults(run=lambda a, c: _fuzz(a, c, prefixes))
 

@@ -42,6 +42,7 @@ class Entry:
     kills: dict[str, str] = field(default_factory=dict)  # mutant id -> kill reason
     trial: int = 0
     checksum: str = ""  # of the .bin, once written; "" in indexes older than checksums
+    judged: bool = False  # every mutant it could kill has run on it (mutation guidance); False in older indexes
     value: Any = None
 
     def meta(self) -> dict[str, Any]:

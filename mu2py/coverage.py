@@ -49,7 +49,7 @@ class CoverageMap:
         codes[target.driver_module.name] = compile_module(target.driver_module)
         copies = build_copies(target, codes)
         # runs start from the post-import state, as the probed original's and the mutants' do
-        self.containers = ContainerSnapshot(list(copies.values()))
+        self.containers = ContainerSnapshot(list(copies.values()), bindings=True)
         return driver_function(target, copies)
 
     def collect(self) -> int:

@@ -35,6 +35,7 @@ from mu2py.generators import source_for
 from mu2py.interrupts import NoteInterrupts
 from mu2py.mutants.catalog import Program
 from mu2py.mutator import havoc
+from mu2py.share import MutantShare
 from mu2py.source import Decoded, InputSource
 from mu2py.storage import DirectoryLock, write_atomic, write_json
 from mu2py.target import Target
@@ -73,7 +74,10 @@ class FuzzConfig:
     plot_every: float = 1.0
     static_per_input: int | None = 32  # see Analysis.static_per_input
     memory_mb: int = 4096  # the mutant host's memory limit (see mu2py.engine.host)
-    mutant_share: float | None = 0.5  # under --time only: see Fuzzer._analyse_now (None: every input)
+    # under --time only (see Fuzzer._analyse_now): None adapts it to measured yields (mu2py.share), 1 runs
+    # mutants on every input, another fraction is a fixed share
+    mutant_share: float | None = None
+    judge: bool = True  # at the end, judge the saved inputs whose mutants did not all run (see finish_judging)
 
     def __post_init__(self) -> None:
         if self.trials is None and self.seconds is None:
@@ -105,6 +109,8 @@ class Stats:
     seconds_probed: float = 0.0
     seconds_selection: float = 0.0
     seconds_mutants: float = 0.0
+    # the probed runs, selections and mutant runs of inputs that added no coverage (the adaptive share's spend)
+    seconds_neutral: float = 0.0
     # finer split of the loop's own cost: havoc (part of seconds_input; the rest is decoding), coverage
     # collection (part of seconds_original; the rest is the run), saving inputs and failures, status output
     seconds_mutate: float = 0.0
@@ -166,6 +172,8 @@ class Fuzzer:
         self._run_original = self._covered_runner()
         # hashes of the realized choice sequences tried (see _key): a child equal to one of them is a duplicate
         self._seen: set[int] = set()
+        self.share = MutantShare.fresh()
+        self._share_elapsed = self._share_neutral = 0.0  # elapsed and seconds_neutral at the last _update_share
         self._favored: list[Entry] = []
         self._succeeded = False  # has any input run without an exception on the original?
         self._plot_rows: list[dict[str, Any]] = []
@@ -296,6 +304,7 @@ class Fuzzer:
             self._sanity_check(original)
         killed: list[int] = []
         name = ""
+        complete = False
         if self.analysis is not None and self._mutation_phase() and self._analyse_now(new_cov, t2):
             name = self.corpus.next_name()
             stats.analysed += 1
@@ -310,19 +319,29 @@ class Fuzzer:
             t3 = time.perf_counter()
             stats.seconds_selection += t3 - tp
             stop_at = self._stop_at
-            if self.config.mutant_share is not None and self.config.trials is None:
+            if self._timed_share():
                 # one input's batch may not take the exploration's share either (a target with thousands of
                 # reachable mutants would spend the whole budget on its first input): it stops when the
                 # mutants' share is used up (at least one second per batch); the least-executed go first,
                 # so the mutants left out now are the first in line next time
-                allowed = self.config.mutant_share * (t3 - self._start) - stats.seconds_mutants
+                allowed = self._share() * (t3 - self._start) - stats.seconds_neutral
                 batch_end = time.monotonic() + max(1.0, allowed)
                 stop_at = batch_end if stop_at is None else min(stop_at, batch_end)
                 executions = self.analysis.executions
                 sel.run.sort(key=lambda i: (executions[i], i))
+            runs_before = self.analysis.mutant_runs
             killed = self.analysis.run_selected(sel, decoded.value, original, name, stop_at=stop_at)
-            stats.seconds_mutants += time.perf_counter() - t3
+            t4 = time.perf_counter()
+            stats.seconds_mutants += t4 - t3
             stats.mutant_runs = self.analysis.mutant_runs
+            complete = (self.analysis.mutant_runs - runs_before == len(sel.run) and not sel.filtered
+                        and not sel.deferred_static)
+            # what this use of time earned (see mu2py.share): an input that adds coverage is exploration's find
+            if new_cov:
+                self.share.explore.kills += len(killed)
+            else:
+                stats.seconds_neutral += t4 - t2
+                self.share.mutants.kills += len(killed)
         if not new_cov and not killed:
             return None
         t4 = time.perf_counter()
@@ -330,26 +349,49 @@ class Fuzzer:
         kills = {self.analysis.program.mutants[i].id: self.analysis.kills[i].reason.value
                  for i in killed} if self.analysis else {}
         text = self.source.render(decoded.value)
+        # judged: every selected mutant ran on it (no batch cut, filter or rotation left one out): the final
+        # judging pass (finish_judging) skips it
         entry = Entry(name=name, choices=decoded.choices, size=len(text), favored=bool(killed),
-                      new_coverage=new_cov, kills=kills, trial=self.stats.trials, value=decoded.value)
+                      new_coverage=new_cov, kills=kills, trial=self.stats.trials, value=decoded.value,
+                      judged=complete)
         self.corpus.add(entry, text)
         if entry.favored:
             self._favored.append(entry)
         stats.seconds_corpus += time.perf_counter() - t4
         return entry
 
+    def _timed_share(self) -> bool:
+        """Whether a share of time bounds mutant runs: under a time budget only (a trial budget runs them all,
+        so that the same seed and trials give the same corpus), and unless --mutant-share 1."""
+        share = self.config.mutant_share
+        return self.config.trials is None and (share is None or share < 1)
+
+    def _share(self) -> float:
+        """The share of time mutant runs on coverage-neutral inputs may take: fixed, or measured (mu2py.share)."""
+        return self.share.share if self.config.mutant_share is None else self.config.mutant_share
+
     def _analyse_now(self, new_cov: int, now: float) -> bool:
         """Whether this input's mutants run: always under a trial budget (reproducible); under a time budget,
-        when the input adds coverage or mutant runs have so far taken at most `mutant_share` of the time.
+        when the input adds coverage or mutant runs on coverage-neutral inputs have so far taken at most their
+        share of the time.
 
         At equal time, inputs are worth most where they lead somewhere new: an input that adds coverage
-        reaches mutants no saved input reached; re-running the survivors of well-trodden code on every
-        input (most are equivalent) would leave exploration a fraction of the budget.
+        reaches mutants no saved input reached (and its kills count as exploration's yield); re-running the
+        survivors of well-trodden code on every input (most are equivalent) pays only where it kills, which
+        is what the adaptive share measures.
         """
-        share = self.config.mutant_share
-        if share is None or self.config.trials is not None or new_cov:
+        if new_cov or not self._timed_share():
             return True
-        return self.stats.seconds_mutants <= share * (now - self._start)
+        return self.stats.seconds_neutral <= self._share() * (now - self._start)
+
+    def _update_share(self, elapsed: float) -> None:
+        """Charge the seconds since the last call to exploration or mutant runs, then age both yields."""
+        spent = elapsed - self._share_elapsed
+        neutral = self.stats.seconds_neutral - self._share_neutral
+        self.share.explore.seconds += max(0.0, spent - neutral)
+        self.share.mutants.seconds += neutral
+        self._share_elapsed, self._share_neutral = elapsed, self.stats.seconds_neutral
+        self.share.decay()
 
     def _record_failure(self, decoded: Decoded, result: RunResult) -> None:
         key = (result.exc_type or "?", result.location or "?")
@@ -507,6 +549,35 @@ class Fuzzer:
             if stem.isdigit():
                 self._next_failure = max(self._next_failure, int(stem) + 1)
 
+    def finish_judging(self) -> int:
+        """Run every saved input not yet judged through the mutants it can kill, as `mutate` would; returns
+        how many inputs that took.
+
+        Under a time budget the mutants of an input may be cut short (its batch's share), left out
+        (a filter, the rotation of import-time mutants) or not run at all (an input that added coverage
+        while mutants were not in their phase): after this pass the report equals what `mutate`
+        gives on the corpus, kills and reached sites alike.  It runs after the budget, as coverage
+        guidance's judging of its corpus does; each judged input is marked in the index.
+        """
+        analysis = self.analysis
+        if analysis is None:
+            return 0
+        pending = [e for e in self.corpus.entries if not e.judged]
+        # every mutant, as `mutate` runs them: no filter, no rotation of import-time mutants
+        analysis.filter, analysis.static_per_input = None, None
+        for entry in pending:
+            original, sel, killed = analysis.analyse(entry.value, entry.name)
+            entry.judged = True
+            if killed:
+                entry.kills.update({analysis.program.mutants[i].id: analysis.kills[i].reason.value for i in killed})
+                if not entry.favored:
+                    entry.favored = True
+                    self._favored.append(entry)
+            self.stats.mutant_runs = analysis.mutant_runs
+        if pending:
+            self.corpus.write_index()
+        return len(pending)
+
     def run(self) -> FuzzResult:
         """Run until the budget is spent (or Ctrl-C); outputs are consistent either way."""
         self._start = time.perf_counter() - (self.stats.elapsed or 0.0)
@@ -514,6 +585,7 @@ class Fuzzer:
         self._stop_at = (time.monotonic() + self.config.seconds - (self.stats.elapsed or 0.0)
                          if self.config.seconds is not None else None)
         last = time.perf_counter()
+        self._share_elapsed, self._share_neutral = self.stats.elapsed, self.stats.seconds_neutral
         # a Ctrl-C swallowed on its way (by a gc callback, say) still stops the loop at the next trial
         with NoteInterrupts() as interrupts:
             try:
@@ -524,10 +596,13 @@ class Fuzzer:
                     now = time.perf_counter()
                     if now - last >= self.config.plot_every:
                         last = now
+                        self._update_share(now - self._start)
                         self.checkpoint()
                         if self.on_progress:
                             self.on_progress(self)
                         self.stats.seconds_status += time.perf_counter() - now
+                if self.config.judge:
+                    self.finish_judging()
             finally:
                 self.checkpoint(final=True)
                 if self.analysis is not None:

@@ -60,7 +60,7 @@ class _CopySet:
 
     def __init__(self, fn: Callable[[Any], Any], modules: Sequence[types.ModuleType]) -> None:
         self.fn = fn
-        self.state = ContainerSnapshot(list(modules))
+        self.state = ContainerSnapshot(list(modules), bindings=True)
 
 
 class Engine:
@@ -82,7 +82,7 @@ class Engine:
         self.compare = target.driver.compare
         self._infos = {m.name: m for m in target.modules}
         self.swaps = {m.name: CodeSwap(self.copies[m.name], self.codes[m.name]) for m in target.modules}
-        self.state = ContainerSnapshot(list(self.copies.values()))
+        self.state = ContainerSnapshot(list(self.copies.values()), bindings=True)
         self.payloads: dict[int, Payload] = {}
         self._layouts: dict[str, tuple[ModuleLayout, list[types.CodeType | None]]] = {}
         # per import-time mutant, its module as statement codes (all shared but the mutated statement's)

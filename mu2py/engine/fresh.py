@@ -7,9 +7,20 @@ that filled it wrongly poisons the mutants after it.  A fresh interpreter starts
 Resetting these containers before each test makes every verdict (and every test's reach
 in the baseline) the one that test gives when it runs first, whatever ran before it.
 
+Module copies built by mu2py (`bindings=True`) get two more resets, as a fresh import
+would start: their global names are bound again to what they held after import (`global
+_table; _table = {...}` filled lazily from None), and their `functools` caches
+(`lru_cache`, `cache`, on functions and class attributes) are emptied when they grew.
+Without them a mutant in code that only runs to fill a table or a cache is never run after
+the first input (urllib.parse's `_hextobyte` and `_byte_quoter_factory`), so its verdict
+depends on which inputs ran before.  The user's own modules (`score`) keep their bindings:
+other code may rebind them on purpose after import.
+
 Invariant: after `reset()` every tracked container compares equal to its contents when the
 snapshot was taken (the containers are the same objects; a changed one gets back the very
-items it held, while an item replaced by an equal one may stay).
+items it held, while an item replaced by an equal one may stay); with `bindings`, every
+module global is bound to an object equal to the one it held (names added since are gone),
+and every tracked cache holds at most what it held.
 """
 
 from __future__ import annotations
@@ -23,23 +34,36 @@ _CONTAINERS = (dict, list, set, bytearray)
 class ContainerSnapshot:
     """The contents of the dicts, lists and sets bound at module level or as class attributes of some modules."""
 
-    def __init__(self, modules: list[types.ModuleType]) -> None:
+    def __init__(self, modules: list[types.ModuleType], *, bindings: bool = False) -> None:
         self.saved: list[tuple[Any, Any]] = []
+        # (module namespace, its bindings after import) and (cache, its size after import): with `bindings` only
+        self.namespaces: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self.caches: list[tuple[Any, int]] = []
         seen: set[int] = set()
         for module in modules:
-            for name, value in list(vars(module).items()):
+            namespace = vars(module)
+            if bindings:
+                self.namespaces.append((namespace, dict(namespace)))
+            for name, value in list(namespace.items()):
                 if name.startswith("__") and name.endswith("__"):
                     continue  # __all__, __builtins__: not state the package changes
-                self._track(value, seen)
+                self._track(value, seen, bindings)
                 if isinstance(value, type) and value.__module__ == module.__name__:
                     for key, attr in list(vars(value).items()):
                         if not key.startswith("__"):
-                            self._track(attr, seen)
+                            self._track(attr, seen, bindings)
 
-    def _track(self, value: Any, seen: set[int]) -> None:
+    def _track(self, value: Any, seen: set[int], caches: bool) -> None:
         if type(value) in _CONTAINERS and id(value) not in seen:
             seen.add(id(value))
             self.saved.append((value, value.copy()))
+        elif caches and id(value) not in seen:
+            # staticmethod/classmethod wrap the cached function: look through them
+            inner = getattr(value, "__func__", value)
+            info = getattr(inner, "cache_info", None)
+            if callable(info) and callable(getattr(inner, "cache_clear", None)):
+                seen.add(id(value))
+                self.caches.append((inner, info().currsize))
 
     def holders(self) -> list[Any]:
         """The snapshot's own objects that refer to the tracked containers (bookkeeping, not program state)."""
@@ -48,6 +72,16 @@ class ContainerSnapshot:
     def reset(self) -> int:
         """Restore every container whose contents changed; returns how many were restored."""
         restored = 0
+        for namespace, bound in self.namespaces:
+            if not _unchanged(namespace, bound):
+                restored += 1
+                for name in [n for n in namespace if n not in bound]:
+                    del namespace[name]
+                namespace.update(bound)
+        for cache, size in self.caches:
+            if cache.cache_info().currsize > size:
+                restored += 1
+                cache.cache_clear()
         for container, contents in self.saved:
             if _unchanged(container, contents):
                 continue

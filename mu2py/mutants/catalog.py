@@ -238,7 +238,7 @@ class Program:
             raise UserError(f"the target raised while loading: {exc}") from exc
         fn = driver_function(self.target, copies)
         # every run of the probed original starts from the post-import state, as mutant runs do
-        recorder.containers = ContainerSnapshot(list(copies.values()))
+        recorder.containers = ContainerSnapshot(list(copies.values()), bindings=True)
         if transform is None:
             self._probed = (fn, recorder)
         return fn, recorder

@@ -142,3 +142,40 @@ def test_cli_reports_broken_driver_in_one_line(broken_module, tmp_path, capsys):
                  "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "failed on all" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_duplicate_children_run_nothing_and_are_counted(json_target):
+    fuzzer = Fuzzer(json_target, FuzzConfig(trials=400, seed=1, guidance="coverage"))
+    runs = []
+    plain = fuzzer._run_original
+    fuzzer._run_original = lambda value: runs.append(value) or plain(value)
+    result = fuzzer.run()
+    stats = result.stats
+    assert stats.duplicates > 0
+    assert stats.valid + stats.invalid + stats.duplicates == stats.trials
+    assert len(runs) == stats.valid  # a duplicate never reaches the original
+    assert len({e.choices for e in result.corpus}) == len(result.corpus)
+
+
+def test_a_timed_campaign_report_equals_mutate_on_its_corpus(tmp_path):
+    """Batches cut by the share are judged at the end: fuzz's kills are those `mutate` finds on its corpus."""
+    import subprocess
+    import sys
+
+    spec, out = "targets.urlparse.driver:split", tmp_path / "run"
+    fuzz = subprocess.run([sys.executable, "-m", "mu2py", "fuzz", spec, "--time", "4s", "--seed", "1", "--out",
+                           str(out), "--quiet"], capture_output=True, text=True, timeout=300)
+    assert fuzz.returncode in (0, 3), fuzz.stderr
+    report = json.loads((out / "mutants.json").read_text())
+    index = json.loads((out / "corpus" / "index.json").read_text())
+    assert all(e["judged"] for e in index)
+    judged = subprocess.run([sys.executable, "-m", "mu2py", "mutate", spec, "--input", str(out / "corpus"),
+                             "--json"], capture_output=True, text=True, timeout=300)
+    assert judged.returncode == 0, judged.stderr
+    mutate = json.loads(judged.stdout)
+
+    def killed(rep: dict) -> set[str]:
+        return {m["id"] for m in rep["mutants"] if m["status"] == "killed"}
+
+    assert killed(report) == killed(mutate)
+    assert report["summary"]["not_reached"] == mutate["summary"]["not_reached"]
