@@ -3,7 +3,7 @@
 One trial: pick a corpus input (favored ones get more energy), mutate its choice
 sequence, decode, and — unless the child decodes to an input already tried (a *duplicate*:
 it runs nothing) — run the original with coverage probes.  Under mutation guidance, when
-its mutants are to run (see `Fuzzer._analyse_now`), the probed original runs the input
+its mutants are to run (see `Fuzzer._mutation_analysis`), the probed original runs the input
 again for the sites it reaches and the mutants it infects, and the mutants Algorithm 4
 selects run in the host.  The input is kept when it adds coverage or kills a mutant no
 saved input has killed.
@@ -74,7 +74,7 @@ class FuzzConfig:
     plot_every: float = 1.0
     static_per_input: int | None = 32  # see Analysis.static_per_input
     memory_mb: int = 4096  # the mutant host's memory limit (see mu2py.engine.host)
-    # under --time only (see Fuzzer._analyse_now): None adapts it to measured yields (mu2py.share), 1 runs
+    # under --time only (see Fuzzer._mutation_analysis): None adapts it to measured yields (mu2py.share), 1 runs
     # mutants on every input, another fraction is a fixed share
     mutant_share: float | None = None
     judge: bool = True  # at the end, judge the saved inputs whose mutants did not all run (see finish_judging)
@@ -109,8 +109,8 @@ class Stats:
     seconds_probed: float = 0.0
     seconds_selection: float = 0.0
     seconds_mutants: float = 0.0
-    # the probed runs, selections and mutant runs of inputs that added no coverage (the adaptive share's spend)
-    seconds_neutral: float = 0.0
+    # mutation analysis in all: probed runs, selections and mutant runs (what the share bounds)
+    seconds_analysis: float = 0.0
     # finer split of the loop's own cost: havoc (part of seconds_input; the rest is decoding), coverage
     # collection (part of seconds_original; the rest is the run), saving inputs and failures, status output
     seconds_mutate: float = 0.0
@@ -173,7 +173,10 @@ class Fuzzer:
         # hashes of the realized choice sequences tried (see _key): a child equal to one of them is a duplicate
         self._seen: set[int] = set()
         self.share = MutantShare.fresh()
-        self._share_elapsed = self._share_neutral = 0.0  # elapsed and seconds_neutral at the last _update_share
+        # what the share's last update saw: elapsed, seconds_analysis; analysis seconds of inputs adding coverage since
+        self._share_elapsed = self._share_analysis = self._explore_analysis = 0.0
+        # the mutants some saved input infects (see _mutation_analysis)
+        self._corpus_infected: set[int] = set()
         self._favored: list[Entry] = []
         self._succeeded = False  # has any input run without an exception on the original?
         self._plot_rows: list[dict[str, Any]] = []
@@ -305,43 +308,9 @@ class Fuzzer:
         killed: list[int] = []
         name = ""
         complete = False
-        if self.analysis is not None and self._mutation_phase() and self._analyse_now(new_cov, t2):
+        if self.analysis is not None and self._mutation_phase():
             name = self.corpus.next_name()
-            stats.analysed += 1
-            _, reached, infected = self.analysis.run_original(decoded.value)
-            tp = time.perf_counter()
-            stats.seconds_probed += tp - t2
-            sel = self.analysis.select(reached, infected)
-            stats.run_this_input = len(sel.run)
-            stats.pruned_execution += sel.pruned_execution
-            stats.pruned_infection += sel.pruned_infection
-            stats.filtered += sel.filtered
-            t3 = time.perf_counter()
-            stats.seconds_selection += t3 - tp
-            stop_at = self._stop_at
-            if self._timed_share():
-                # one input's batch may not take the exploration's share either (a target with thousands of
-                # reachable mutants would spend the whole budget on its first input): it stops when the
-                # mutants' share is used up (at least one second per batch); the least-executed go first,
-                # so the mutants left out now are the first in line next time
-                allowed = self._share() * (t3 - self._start) - stats.seconds_neutral
-                batch_end = time.monotonic() + max(1.0, allowed)
-                stop_at = batch_end if stop_at is None else min(stop_at, batch_end)
-                executions = self.analysis.executions
-                sel.run.sort(key=lambda i: (executions[i], i))
-            runs_before = self.analysis.mutant_runs
-            killed = self.analysis.run_selected(sel, decoded.value, original, name, stop_at=stop_at)
-            t4 = time.perf_counter()
-            stats.seconds_mutants += t4 - t3
-            stats.mutant_runs = self.analysis.mutant_runs
-            complete = (self.analysis.mutant_runs - runs_before == len(sel.run) and not sel.filtered
-                        and not sel.deferred_static)
-            # what this use of time earned (see mu2py.share): an input that adds coverage is exploration's find
-            if new_cov:
-                self.share.explore.kills += len(killed)
-            else:
-                stats.seconds_neutral += t4 - t2
-                self.share.mutants.kills += len(killed)
+            killed, complete = self._mutation_analysis(decoded.value, original, name, new_cov, t2)
         if not new_cov and not killed:
             return None
         t4 = time.perf_counter()
@@ -370,27 +339,75 @@ class Fuzzer:
         """The share of time mutant runs on coverage-neutral inputs may take: fixed, or measured (mu2py.share)."""
         return self.share.share if self.config.mutant_share is None else self.config.mutant_share
 
-    def _analyse_now(self, new_cov: int, now: float) -> bool:
-        """Whether this input's mutants run: always under a trial budget (reproducible); under a time budget,
-        when the input adds coverage or mutant runs on coverage-neutral inputs have so far taken at most their
-        share of the time.
+    def _mutation_analysis(self, value: Any, original: RunResult, name: str, new_cov: int,
+                           now: float) -> tuple[list[int], bool]:
+        """Under mutation guidance: run `value`'s mutants if the share allows; (mutants killed, whether every
+        mutant selected for it ran).
 
-        At equal time, inputs are worth most where they lead somewhere new: an input that adds coverage
-        reaches mutants no saved input reached (and its kills count as exploration's yield); re-running the
-        survivors of well-trodden code on every input (most are equivalent) pays only where it kills, which
-        is what the adaptive share measures.
+        Under a time budget, mutation analysis (probed runs, selection, mutant runs) takes at most the
+        share of the time (`_share`), one batch at least a second.  An input that adds coverage always
+        gets its probed run: the mutants it infects join `_corpus_infected`, those that the corpus can
+        kill at all (pruning is sound: an input that does not infect a mutant cannot kill it).  On an
+        input that adds no coverage, the mutants no saved input infects run first: a kill of one of those
+        is a kill the corpus could not make, so it is what Mu2's feedback adds over coverage's.
         """
-        if new_cov or not self._timed_share():
-            return True
-        return self.stats.seconds_neutral <= self._share() * (now - self._start)
+        analysis, stats = self.analysis, self.stats
+        assert analysis is not None
+        timed = self._timed_share()
+        allowed = self._share() * (now - self._start) - stats.seconds_analysis if timed else 1.0
+        if allowed < 0 and not new_cov:
+            return [], False
+        stats.analysed += 1
+        _, reached, infected = analysis.run_original(value)
+        tp = time.perf_counter()
+        stats.seconds_probed += tp - now
+        if new_cov:
+            self._corpus_infected |= infected
+        killed: list[int] = []
+        complete = False
+        if allowed >= 0:
+            sel = analysis.select(reached, infected)
+            stats.run_this_input = len(sel.run)
+            stats.pruned_execution += sel.pruned_execution
+            stats.pruned_infection += sel.pruned_infection
+            stats.filtered += sel.filtered
+            stop_at = self._stop_at
+            if timed:
+                # one input's batch may not take the exploration's share either (a target with thousands of
+                # reachable mutants would spend the whole budget on its first input); the mutants no saved
+                # input infects go first, then the least executed, so those left out now are first next time
+                batch_end = time.monotonic() + max(1.0, allowed)
+                stop_at = batch_end if stop_at is None else min(stop_at, batch_end)
+                executions, covered = analysis.executions, self._corpus_infected
+                sel.run.sort(key=lambda i: (i in covered, executions[i], i))
+            t3 = time.perf_counter()
+            stats.seconds_selection += t3 - tp
+            runs_before = analysis.mutant_runs
+            killed = analysis.run_selected(sel, value, original, name, stop_at=stop_at)
+            stats.seconds_mutants += time.perf_counter() - t3
+            stats.mutant_runs = analysis.mutant_runs
+            complete = (analysis.mutant_runs - runs_before == len(sel.run) and not sel.filtered
+                        and not sel.deferred_static)
+            if killed and not new_cov:
+                self._corpus_infected |= infected  # the input is saved: what it infects, the corpus now reaches
+        spent = time.perf_counter() - now
+        stats.seconds_analysis += spent
+        # what each use of time earned (see mu2py.share): an input that adds coverage is exploration's find,
+        # judged on exploration's account
+        if new_cov:
+            self.share.explore.kills += len(killed)
+            self._explore_analysis += spent
+        else:
+            self.share.mutants.kills += len(killed)
+        return killed, complete
 
     def _update_share(self, elapsed: float) -> None:
         """Charge the seconds since the last call to exploration or mutant runs, then age both yields."""
         spent = elapsed - self._share_elapsed
-        neutral = self.stats.seconds_neutral - self._share_neutral
-        self.share.explore.seconds += max(0.0, spent - neutral)
-        self.share.mutants.seconds += neutral
-        self._share_elapsed, self._share_neutral = elapsed, self.stats.seconds_neutral
+        mutants = (self.stats.seconds_analysis - self._share_analysis) - self._explore_analysis
+        self.share.explore.seconds += max(0.0, spent - mutants)
+        self.share.mutants.seconds += mutants
+        self._share_elapsed, self._share_analysis, self._explore_analysis = elapsed, self.stats.seconds_analysis, 0.0
         self.share.decay()
 
     def _record_failure(self, decoded: Decoded, result: RunResult) -> None:
@@ -488,7 +505,8 @@ class Fuzzer:
             self._run_original(decoded.value)
             self.coverage.collect()
             if self.analysis is not None:
-                self.analysis.run_original(decoded.value)  # the sites it reached, for the report
+                # the sites it reached (for the report) and the mutants it infects (see _mutation_analysis)
+                self._corpus_infected |= self.analysis.run_original(decoded.value)[2]
                 for mutant_id, reason in entry.kills.items():
                     index = self.analysis.program.index.get(mutant_id)
                     if index is not None:
@@ -585,7 +603,7 @@ class Fuzzer:
         self._stop_at = (time.monotonic() + self.config.seconds - (self.stats.elapsed or 0.0)
                          if self.config.seconds is not None else None)
         last = time.perf_counter()
-        self._share_elapsed, self._share_neutral = self.stats.elapsed, self.stats.seconds_neutral
+        self._share_elapsed, self._share_analysis = self.stats.elapsed, self.stats.seconds_analysis
         # a Ctrl-C swallowed on its way (by a gc callback, say) still stops the loop at the next trial
         with NoteInterrupts() as interrupts:
             try:

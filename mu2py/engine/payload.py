@@ -86,6 +86,8 @@ class ModuleLayout:
                 strings.append(is_string)
         self.ranges, self._strings = merged, strings
         self._firsts = [r[0] for r in self.ranges]
+        # per statement's line range: its original snippet compiled, and marshalled (see payload)
+        self._originals: dict[tuple[int, int], tuple[types.CodeType, bytes]] = {}
 
     def is_string(self, k: int) -> bool:
         """Whether top-level statement `k` is a bare string expression."""
@@ -150,10 +152,14 @@ class ModuleLayout:
             mutated = self.compile_snippet(mutated_text, lines[0])
         except (SyntaxError, ValueError) as exc:
             return Payload(index, name, "error", text=f"{type(exc).__name__}: {exc}")
-        original = self.compile_snippet(original_text, lines[0])
+        found = self._originals.get(lines)
+        if found is None:  # one compile per statement: its mutants (tens in a class) share the original
+            code = self.compile_snippet(original_text, lines[0])
+            found = self._originals[lines] = (code, marshal.dumps(code))
+        original, original_bytes = found
         if not _changes_functions_only(original, mutated):
             return copy
-        return Payload(index, name, "swap", original=marshal.dumps(original), mutated=marshal.dumps(mutated),
+        return Payload(index, name, "swap", original=original_bytes, mutated=marshal.dumps(mutated),
                        span=span, text=text)
 
 
