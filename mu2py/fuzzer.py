@@ -20,12 +20,13 @@ import json
 import math
 import random
 import time
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mu2py.analysis import Analysis, Filter, Kill
+from mu2py.analysis import Analysis, Filter, Kill, Selection
 from mu2py.corpus import Corpus, Entry
 from mu2py.coverage import CoverageMap
 from mu2py.engine.oracle import KillReason
@@ -54,6 +55,7 @@ PLOT_FIELDS = (
 # distinct inputs remembered for duplicate detection; past this the memory is cleared (a later duplicate
 # of a forgotten input then runs again, which costs time, never a verdict): about 100 MB at the bound
 SEEN_BOUND = 1 << 21
+REPORT_EVERY = 15.0  # seconds between two mutants.json written during a campaign (see _write_mutants)
 
 
 @dataclass
@@ -95,6 +97,7 @@ class Stats:
     invalid: int = 0
     duplicates: int = 0  # children that decoded to an input already tried: nothing ran
     analysed: int = 0  # inputs whose mutants ran
+    share: float = 0.5  # the share of time mutation analysis may take, as last measured (see mu2py.share)
     failures: int = 0
     mutant_runs: int = 0
     run_this_input: int = 0
@@ -109,8 +112,10 @@ class Stats:
     seconds_probed: float = 0.0
     seconds_selection: float = 0.0
     seconds_mutants: float = 0.0
-    # mutation analysis in all: probed runs, selections and mutant runs (what the share bounds)
+    # mutation analysis in all: probed runs, selections and mutant runs (what the share bounds); of which that of
+    # coverage-neutral inputs (the adaptive share's spend on mutant runs)
     seconds_analysis: float = 0.0
+    seconds_neutral: float = 0.0
     # finer split of the loop's own cost: havoc (part of seconds_input; the rest is decoding), coverage
     # collection (part of seconds_original; the rest is the run), saving inputs and failures, status output
     seconds_mutate: float = 0.0
@@ -173,8 +178,12 @@ class Fuzzer:
         # hashes of the realized choice sequences tried (see _key): a child equal to one of them is a duplicate
         self._seen: set[int] = set()
         self.share = MutantShare.fresh()
-        # what the share's last update saw: elapsed, seconds_analysis; analysis seconds of inputs adding coverage since
-        self._share_elapsed = self._share_analysis = self._explore_analysis = 0.0
+        self._share_elapsed = self._share_neutral = 0.0  # what the share's last update saw: elapsed, seconds_neutral
+        # saved inputs whose mutants did not all run: (entry, the original's result, mutants still to run); the
+        # number of queued inputs each mutant is still to run on; inputs a filter or rotation left mutants out of
+        self._queue: deque[tuple[Entry, RunResult, list[int]]] = deque()
+        self._pending: Counter[int] = Counter()
+        self._partial: set[str] = set()
         # the mutants some saved input infects (see _mutation_analysis)
         self._corpus_infected: set[int] = set()
         self._favored: list[Entry] = []
@@ -182,6 +191,7 @@ class Fuzzer:
         self._plot_rows: list[dict[str, Any]] = []
         self._mutants_written: tuple[int, int] | None = None  # (kills, reached sites) of the last mutants.json
         self._report: dict[str, Any] | None = None  # the last mutants.json written
+        self._mutants_at = -REPORT_EVERY  # perf_counter() when it was written
         self._start = 0.0
         self._stop_at: float | None = None
 
@@ -310,7 +320,8 @@ class Fuzzer:
         complete = False
         if self.analysis is not None and self._mutation_phase():
             name = self.corpus.next_name()
-            killed, complete = self._mutation_analysis(decoded.value, original, name, new_cov, t2)
+            killed, left = self._mutation_analysis(decoded.value, original, name, new_cov, t2)
+            complete = left is not None and not left
         if not new_cov and not killed:
             return None
         t4 = time.perf_counter()
@@ -324,6 +335,9 @@ class Fuzzer:
                       new_coverage=new_cov, kills=kills, trial=self.stats.trials, value=decoded.value,
                       judged=complete)
         self.corpus.add(entry, text)
+        if self.analysis is not None and not complete and self._timed_share():
+            # its mutants run later, before any coverage-neutral input's (see _judge_queued)
+            self._enqueue(entry, original, left)
         if entry.favored:
             self._favored.append(entry)
         stats.seconds_corpus += time.perf_counter() - t4
@@ -340,23 +354,29 @@ class Fuzzer:
         return self.share.share if self.config.mutant_share is None else self.config.mutant_share
 
     def _mutation_analysis(self, value: Any, original: RunResult, name: str, new_cov: int,
-                           now: float) -> tuple[list[int], bool]:
-        """Under mutation guidance: run `value`'s mutants if the share allows; (mutants killed, whether every
-        mutant selected for it ran).
+                           now: float) -> tuple[list[int], list[int] | None]:
+        """Under mutation guidance: run `value`'s mutants as the share allows; (the mutants killed, those selected
+        but not run: None when the input was not analysed).
 
         Under a time budget, mutation analysis (probed runs, selection, mutant runs) takes at most the
-        share of the time (`_share`), one batch at least a second.  An input that adds coverage always
-        gets its probed run: the mutants it infects join `_corpus_infected`, those that the corpus can
-        kill at all (pruning is sound: an input that does not infect a mutant cannot kill it).  On an
-        input that adds no coverage, the mutants no saved input infects run first: a kill of one of those
-        is a kill the corpus could not make, so it is what Mu2's feedback adds over coverage's.
+        share of the time (`_share`), one batch at least a second.  An input that adds coverage is saved:
+        it always gets its probed run (the mutants it infects join `_corpus_infected`), and the mutants
+        its batch leaves out are queued.  A coverage-neutral input's slot goes to the queue first
+        (`_judge_queued`): the corpus's own kills must be known before a neutral input's mutants are
+        chosen.  A neutral input then runs only mutants no queued input is still to run, the mutants no
+        saved input infects first (pruning is sound: the corpus cannot kill those), so each of its
+        kills is one the corpus does not make: what Mu2's feedback adds over coverage's.
         """
         analysis, stats = self.analysis, self.stats
         assert analysis is not None
         timed = self._timed_share()
         allowed = self._share() * (now - self._start) - stats.seconds_analysis if timed else 1.0
         if allowed < 0 and not new_cov:
-            return [], False
+            return [], None
+        if self._queue and not new_cov:
+            self._judge_queued(allowed)
+            stats.seconds_analysis += time.perf_counter() - now
+            return [], None
         stats.analysed += 1
         _, reached, infected = analysis.run_original(value)
         tp = time.perf_counter()
@@ -364,13 +384,15 @@ class Fuzzer:
         if new_cov:
             self._corpus_infected |= infected
         killed: list[int] = []
-        complete = False
+        sel = analysis.select(reached, infected)
+        stats.run_this_input = len(sel.run)
+        stats.pruned_execution += sel.pruned_execution
+        stats.pruned_infection += sel.pruned_infection
+        stats.filtered += sel.filtered
+        if not new_cov and self._pending:
+            sel.run = [i for i in sel.run if not self._pending[i]]
+        ran = 0
         if allowed >= 0:
-            sel = analysis.select(reached, infected)
-            stats.run_this_input = len(sel.run)
-            stats.pruned_execution += sel.pruned_execution
-            stats.pruned_infection += sel.pruned_infection
-            stats.filtered += sel.filtered
             stop_at = self._stop_at
             if timed:
                 # one input's batch may not take the exploration's share either (a target with thousands of
@@ -386,29 +408,85 @@ class Fuzzer:
             killed = analysis.run_selected(sel, value, original, name, stop_at=stop_at)
             stats.seconds_mutants += time.perf_counter() - t3
             stats.mutant_runs = analysis.mutant_runs
-            complete = (analysis.mutant_runs - runs_before == len(sel.run) and not sel.filtered
-                        and not sel.deferred_static)
+            ran = analysis.mutant_runs - runs_before
             if killed and not new_cov:
                 self._corpus_infected |= infected  # the input is saved: what it infects, the corpus now reaches
+        left = sel.run[ran:]
+        if sel.filtered or sel.deferred_static:
+            left = left or [-1]  # not judged: mutants were left out (the final pass runs them, see finish_judging)
         spent = time.perf_counter() - now
         stats.seconds_analysis += spent
         # what each use of time earned (see mu2py.share): an input that adds coverage is exploration's find,
-        # judged on exploration's account
+        # judged on exploration's account; a neutral input's kills are the mutant runs' own
         if new_cov:
             self.share.explore.kills += len(killed)
-            self._explore_analysis += spent
         else:
+            stats.seconds_neutral += spent
             self.share.mutants.kills += len(killed)
-        return killed, complete
+        return killed, left
+
+    def _enqueue(self, entry: Entry, original: RunResult, left: list[int] | None) -> None:
+        """Queue a saved input whose mutants did not all run (None: none ran)."""
+        analysis = self.analysis
+        assert analysis is not None
+        if left is None:
+            _, reached, infected = analysis.run_original(entry.value)
+            left = analysis.select(reached, infected).run
+        if -1 in left:
+            self._partial.add(entry.name)
+            left = [i for i in left if i >= 0]
+        for i in left:
+            self._pending[i] += 1
+        self._queue.append((entry, original, left))
+
+    def _judge_queued(self, allowed: float) -> None:
+        """Run the queued saved input's mutants that are still alive, for at most `max(1, allowed)` seconds."""
+        analysis = self.analysis
+        assert analysis is not None
+        entry, original, left = self._queue[0]
+        alive = [i for i in left if i not in analysis.kills]
+        stop_at = time.monotonic() + max(1.0, allowed)
+        if self._stop_at is not None:
+            stop_at = min(stop_at, self._stop_at)
+        runs_before = analysis.mutant_runs
+        t = time.perf_counter()
+        killed = analysis.run_selected(Selection(run=alive), entry.value, original, entry.name, stop_at=stop_at)
+        self.stats.seconds_mutants += time.perf_counter() - t
+        self.stats.mutant_runs = analysis.mutant_runs
+        ran = analysis.mutant_runs - runs_before
+        done = set(left) - set(alive[ran:])
+        for i in done:
+            self._pending[i] -= 1
+        self._queue[0] = (entry, original, alive[ran:])
+        if not alive[ran:]:
+            self._queue.popleft()
+            entry.judged = entry.name not in self._partial
+        if killed:
+            self.share.explore.kills += len(killed)
+            self._record_kills(entry, killed)
+        elif not alive[ran:]:
+            self.corpus.write_index()
+
+    def _record_kills(self, entry: Entry, killed: list[int]) -> None:
+        """Add kills made by judging an already saved input to its index entry (favored from now on)."""
+        analysis = self.analysis
+        assert analysis is not None
+        entry.kills.update({analysis.program.mutants[i].id: analysis.kills[i].reason.value for i in killed})
+        if not entry.favored:
+            entry.favored = True
+            self._favored.append(entry)
+        self.corpus.write_index()
 
     def _update_share(self, elapsed: float) -> None:
-        """Charge the seconds since the last call to exploration or mutant runs, then age both yields."""
+        """Charge the seconds since the last call to exploration (judging saved inputs included) or to mutant runs
+        on coverage-neutral inputs, then age both yields."""
         spent = elapsed - self._share_elapsed
-        mutants = (self.stats.seconds_analysis - self._share_analysis) - self._explore_analysis
-        self.share.explore.seconds += max(0.0, spent - mutants)
-        self.share.mutants.seconds += mutants
-        self._share_elapsed, self._share_analysis, self._explore_analysis = elapsed, self.stats.seconds_analysis, 0.0
+        neutral = self.stats.seconds_neutral - self._share_neutral
+        self.share.explore.seconds += max(0.0, spent - neutral)
+        self.share.mutants.seconds += neutral
+        self._share_elapsed, self._share_neutral = elapsed, self.stats.seconds_neutral
         self.share.decay()
+        self.stats.share = round(self._share(), 3)
 
     def _record_failure(self, decoded: Decoded, result: RunResult) -> None:
         key = (result.exc_type or "?", result.location or "?")
@@ -457,7 +535,11 @@ class Fuzzer:
         # the report covers every mutant (thousands in a real package): rebuilt only when a kill or a newly
         # reached site changed it (both only grow), or at the end, where its run counter is brought up to date
         version = (len(self.analysis.kills), len(self.analysis.reached))
-        if final or version != self._mutants_written:
+        now = time.perf_counter()
+        # and at most every REPORT_EVERY seconds: it is derived from the corpus index (resume reads kills from
+        # there), and turning it into indented JSON costs tens of milliseconds, a tenth of a second-long slice
+        if final or (version != self._mutants_written and now - self._mutants_at >= REPORT_EVERY):
+            self._mutants_at = now
             self._report = self.analysis.report()
             write_json(self.config.out / "mutants.json", self._report)
             self._mutants_written = version
@@ -492,6 +574,7 @@ class Fuzzer:
         plot_rows = self._read_plot(out / "plot_data.csv")
         self._read_failures(out / "failures")
         entries = self.corpus.load()
+        unjudged: list[tuple[Entry, RunResult]] = []
         for entry in entries:
             decoded = self.source.decode(entry.choices, self.rng)
             if decoded is None:
@@ -502,15 +585,20 @@ class Fuzzer:
             if entry.favored:
                 self._favored.append(entry)
             self._succeeded = True  # a saved corpus proves the driver works
-            self._run_original(decoded.value)
+            original = self._run_original(decoded.value)
             self.coverage.collect()
             if self.analysis is not None:
+                if not entry.judged:
+                    unjudged.append((entry, original))
                 # the sites it reached (for the report) and the mutants it infects (see _mutation_analysis)
                 self._corpus_infected |= self.analysis.run_original(decoded.value)[2]
                 for mutant_id, reason in entry.kills.items():
                     index = self.analysis.program.index.get(mutant_id)
                     if index is not None:
                         self.analysis.add_kill(index, Kill(entry.name, KillReason(reason)))
+        if self._timed_share():
+            for entry, original in unjudged:  # after every kill is restored: only live mutants are queued
+                self._enqueue(entry, original, None)
         if stats:
             for name, value in stats.items():
                 if name in Stats.__dataclass_fields__:
@@ -584,14 +672,13 @@ class Fuzzer:
         # every mutant, as `mutate` runs them: no filter, no rotation of import-time mutants
         analysis.filter, analysis.static_per_input = None, None
         for entry in pending:
-            original, sel, killed = analysis.analyse(entry.value, entry.name)
+            killed = analysis.analyse(entry.value, entry.name)[2]
             entry.judged = True
             if killed:
-                entry.kills.update({analysis.program.mutants[i].id: analysis.kills[i].reason.value for i in killed})
-                if not entry.favored:
-                    entry.favored = True
-                    self._favored.append(entry)
+                self._record_kills(entry, killed)
             self.stats.mutant_runs = analysis.mutant_runs
+        self._queue.clear()
+        self._pending.clear()
         if pending:
             self.corpus.write_index()
         return len(pending)
@@ -603,7 +690,7 @@ class Fuzzer:
         self._stop_at = (time.monotonic() + self.config.seconds - (self.stats.elapsed or 0.0)
                          if self.config.seconds is not None else None)
         last = time.perf_counter()
-        self._share_elapsed, self._share_analysis = self.stats.elapsed, self.stats.seconds_analysis
+        self._share_elapsed, self._share_neutral = self.stats.elapsed, self.stats.seconds_neutral
         # a Ctrl-C swallowed on its way (by a gc callback, say) still stops the loop at the next trial
         with NoteInterrupts() as interrupts:
             try:
