@@ -184,6 +184,7 @@ class Fuzzer:
         self._queue: deque[tuple[Entry, RunResult, list[int]]] = deque()
         self._pending: Counter[int] = Counter()
         self._partial: set[str] = set()
+        self._turn_to_judge = True
         # the mutants some saved input infects (see _mutation_analysis)
         self._corpus_infected: set[int] = set()
         self._favored: list[Entry] = []
@@ -361,9 +362,9 @@ class Fuzzer:
         Under a time budget, mutation analysis (probed runs, selection, mutant runs) takes at most the
         share of the time (`_share`), one batch at least a second.  An input that adds coverage is saved:
         it always gets its probed run (the mutants it infects join `_corpus_infected`), and the mutants
-        its batch leaves out are queued.  A coverage-neutral input's slot goes to the queue first
-        (`_judge_queued`): the corpus's own kills must be known before a neutral input's mutants are
-        chosen.  A neutral input then runs only mutants no queued input is still to run, the mutants no
+        its batch leaves out are queued.  Every other coverage-neutral input's slot goes to the queue
+        (`_judge_queued`): the corpus's own kills are to be known before a neutral input's mutants are
+        chosen.  A neutral input runs only mutants no queued input is still to run, the mutants no
         saved input infects first (pruning is sound: the corpus cannot kill those), so each of its
         kills is one the corpus does not make: what Mu2's feedback adds over coverage's.
         """
@@ -373,11 +374,15 @@ class Fuzzer:
         allowed = self._share() * (now - self._start) - stats.seconds_analysis if timed else 1.0
         if allowed < 0 and not new_cov:
             return [], None
-        if self._queue and not new_cov:
+        if self._queue and not new_cov and self._turn_to_judge:
+            # slots alternate between the queue and neutral inputs: a queue slowed by looping mutants (each
+            # costs its whole timeout) must not starve the neutral inputs, whose mutants are chosen apart
+            self._turn_to_judge = False
             self._judge_queued(allowed)
             stats.seconds_analysis += time.perf_counter() - now
             return [], None
         stats.analysed += 1
+        self._turn_to_judge = True
         _, reached, infected = analysis.run_original(value)
         tp = time.perf_counter()
         stats.seconds_probed += tp - now
