@@ -32,10 +32,26 @@ class ProcessExit(BaseException):
 
 
 _REAL_EXIT = os._exit
+_guard_pid = 0  # the process whose run installed the os._exit guard (0: none)
 
 
 def _refuse_exit(code: int) -> None:
+    # only the process that installed the guard is mu2py: the child of a fork inside the run must really
+    # leave, or it would go on running mu2py's own code (writing reports and outputs a second time)
+    if os.getpid() != _guard_pid:
+        _REAL_EXIT(code)
     raise ProcessExit(f"os._exit({code}) called")
+
+
+def leave_if_forked(pid: int) -> None:
+    """Exit on the spot (no cleanup, no flush) unless this is process `pid`.
+
+    Called where code under test returns into mu2py: a child the program forked that returns
+    instead of exiting must never run mu2py's code (a second host on the same pipe, a second
+    `fuzz` writing the same outputs).
+    """
+    if os.getpid() != pid:
+        _REAL_EXIT(0)
 
 
 @dataclass(frozen=True)
@@ -115,7 +131,8 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
     process, where an exit would end mu2py on the spot (mutants need no guard: they run in the
     supervised host, where an exit is a crash verdict).
     """
-    global _alarm_live
+    global _alarm_live, _guard_pid
+    pid = os.getpid()
     arg = fresh(value)
     use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
     if use_alarm:
@@ -133,10 +150,12 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
             # live only inside the try: an alarm left over from an earlier run is ignored before it
             _alarm_live = use_alarm
             if guard_exit:
+                _guard_pid = pid
                 os._exit = _refuse_exit  # type: ignore[assignment]
             output = fn(arg)
         finally:
             _alarm_live = False  # the re-armed alarm may still fire below: it must not raise there
+            leave_if_forked(pid)
             if guard_exit:
                 os._exit = _REAL_EXIT
         status = Status.OK
@@ -151,6 +170,9 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
         # the inner `finally` has already ended the alarm's live window, whatever fn did
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            if _signal.getsignal(signal.SIGALRM) is not _on_alarm:
+                # the program put in a handler of its own (which may swallow alarms): it must not outlive the run
+                signal.signal(signal.SIGALRM, _on_alarm)
     seconds = time.perf_counter() - start
     if status is Status.OK and timeout is not None and seconds > timeout * 1.5 and not use_alarm:
         status = Status.TIMEOUT
