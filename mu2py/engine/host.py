@@ -86,6 +86,38 @@ def _limit_memory(megabytes: int) -> None:
         pass
 
 
+# the recursion limit `send` may raise to while pickling a deeply nested value (a 2,000-deep fuzzed list needs
+# a few thousand frames of the pickler, which runs in Python); past it, the value cannot be sent
+PICKLE_RECURSION_LIMIT = 100_000
+
+
+def send(conn: Any, message: Any) -> None:
+    """`conn.send(message)`, with the recursion limit raised step by step while pickling a deep value needs it.
+
+    Raises RecursionError only when even PICKLE_RECURSION_LIMIT frames do not suffice.
+    """
+    try:
+        conn.send(message)
+        return
+    except RecursionError:
+        pass
+    previous = sys.getrecursionlimit()
+    limit = previous
+    try:
+        while True:
+            limit *= 4
+            if limit > PICKLE_RECURSION_LIMIT:
+                raise RecursionError(f"a value nested too deep to send (over {PICKLE_RECURSION_LIMIT} frames)")
+            sys.setrecursionlimit(limit)
+            try:
+                conn.send(message)
+                return
+            except RecursionError:
+                continue
+    finally:
+        sys.setrecursionlimit(previous)
+
+
 def _silence_output() -> None:
     """Point this process's stdout and stderr (descriptors 1 and 2) at /dev/null: a mutant's flood of output
     must reach neither the command's output (`--json`) nor its memory or disk."""
@@ -154,7 +186,10 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
         rows = [(v.index, v.reason.value if v.reason else None, v.detail) for v in result]
         # retired after the original: its result goes back, so the next host judges the batch without rerunning it
         again = engine.last_original if engine.retired is not None and not result else None
-        conn.send(("done", batch, rows, engine.copies_built, engine.retired, again))
+        try:
+            send(conn, ("done", batch, rows, engine.copies_built, engine.retired, again))
+        except Exception:  # noqa: BLE001 - an original's output that cannot be pickled: the supervisor skips the input
+            send(conn, ("done", batch, rows, engine.copies_built, engine.retired, None))
         if engine.retired is not None:
             return  # the supervisor kills this host's process group, and what the run left running with it
 
@@ -291,7 +326,7 @@ class HostRunner:
         progress[_PHASE] = 0
         progress[_POSITION] = -1
         try:
-            self._conn.send(("run", (self._batch, value, indices, timeout, differential, stop_at, self._original)))
+            send(self._conn, ("run", (self._batch, value, indices, timeout, differential, stop_at, self._original)))
         except (OSError, BrokenPipeError):
             return self._lost(indices, "crash", "the host was gone")
         except Exception as exc:  # noqa: BLE001 - an input the pipe cannot carry
@@ -316,6 +351,10 @@ class HostRunner:
                     self.retirements.append(retired)
                     if original is not None:
                         self._original = original
+                    elif not verdicts:
+                        # the original left something behind and its result could not come back: skip the input
+                        self.crashes.append((-1, retired))
+                        return [], False
                     # the host stopped after a run that left something behind, not at `stop_at`: go on
                     return verdicts, stop_at is None or time.monotonic() <= stop_at
                 return verdicts, len(verdicts) == len(indices)

@@ -23,7 +23,7 @@ def start_drifter(state):
     """A background thread that, after a moment, keeps setting state["scale"] to 7 (a metrics thread gone wrong)."""
 
     def drift():
-        time.sleep(0.05)
+        time.sleep(0.01)  # after the run that started it: that run's own result is not disturbed
         while True:
             state["scale"] = 7
             time.sleep(0.001)
@@ -53,8 +53,9 @@ def quiet_alarm(signum, frame):
 
 
 def install_quiet_alarm():
-    """Install `quiet_alarm` for SIGALRM (a program with its own alarm-based polling)."""
+    """Install `quiet_alarm` for SIGALRM and cancel any pending alarm (a program with its own alarm-based polling)."""
     signal.signal(signal.SIGALRM, quiet_alarm)
+    signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def chatter(n):

@@ -45,6 +45,7 @@ def countdown(n):
 
 
 def chatty(n):
+    print("checking", n)  # pragma: no mutate
     if n > 1000:
         leak_helpers.chatter(n)
     return n - 1

@@ -1,11 +1,12 @@
-"""Ground truth for hostile targets: each mutant run alone in a fresh process, in a fresh copy of a directory.
+"""Ground truth for hostile targets: each mutant run alone in a fresh process, in a fresh copy of a
+directory.
 
-`fresh_verdicts` forks one child per (input, mutant) from the test process, in a session of its
-own; the child forgets the target's package, imports it anew with the one mutated module
-compiled from its mutated source, changes into a fresh copy of `workdir`, and runs the driver
-once.  Whatever the run leaves behind (threads, processes, handlers, environment, files) dies
-with the child's session or its directory, so no run sees another's leftovers.  A child that
-dies without an answer is a crash; one that does not answer in time is a timeout.  Only the
+The `fresh_truth` fixture is `fresh_verdicts`, which forks one child per (input, mutant) from the
+test process, in a session of its own; the child forgets the target's package, imports it anew with
+the one mutated module compiled from its mutated source, changes into a fresh copy of `workdir`, and
+runs the driver once. Whatever the run leaves behind (threads, processes, handlers, environment,
+files) dies with the child's session or its directory, so no run sees another's leftovers. A child
+that dies without an answer is a crash; one that does not answer in time is a timeout. Only the
 forked child's own answer counts (a grandchild that returns into this code is ignored).
 """
 
@@ -24,6 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from mu2py.engine.oracle import KillReason, kill_reason
 from mu2py.engine.runs import RunResult, Status, run
@@ -92,7 +95,7 @@ def fresh_run(spec: str, package: str, workdir: Path, value: Any, mutated: tuple
         _child(spec, package, mutated, value, timeout, write)
     os.close(write)
     data = b""
-    deadline = time.monotonic() + timeout + 5.0
+    deadline = time.monotonic() + 2 * timeout + 1.0
     try:
         while time.monotonic() < deadline:
             ready, _, _ = select.select([read], [], [], max(0.0, deadline - time.monotonic()))
@@ -138,3 +141,9 @@ def fresh_verdicts(spec: str, program: Program, workdir: Path, values: list[Any]
                 reason = kill_reason(original, result, compare)
                 verdicts[mutant_id] = reason.value if reason is not None else None
     return verdicts
+
+
+@pytest.fixture
+def fresh_truth():
+    """`fresh_verdicts`: per mutant id, the verdict of a fresh process per (input, mutant)."""
+    return fresh_verdicts
