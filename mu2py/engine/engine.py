@@ -105,7 +105,7 @@ class Engine:
         self.leftovers: Callable[[], str | None] = lambda: None
         self.retired: str | None = None  # set by `judge` when `leftovers` answered: the process must go
         self.last_original: RunResult | None = None
-        self.outside = OutsideState(self.copies.values())
+        self.outside = OutsideState(self.copies.values(), own=self.copies.keys())
 
     def add(self, payloads: Sequence[Payload]) -> None:
         """Make mutants known to this engine (a host receives them from its supervisor once)."""

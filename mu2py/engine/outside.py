@@ -4,10 +4,10 @@ A mutant may rebind an attribute of a module it shares with every other run (`js
 repr`, `os.path.exists = ...`), set an environment variable, or change the decimal context.
 A fresh interpreter starts from none of that; a long-lived host would carry it into every
 later run, the original's included, and judge them wrongly.  `OutsideState` records, when it
-is made, the top-level bindings of the modules the target reaches (those bound in its copies,
-and those bound in them, one level further; always `builtins`, `sys` and `os`), the
-environment, `sys.path` and the decimal context, and `restore()` puts back whatever a run
-changed.
+is made, the top-level bindings of the modules the target imports (those bound in its copies,
+as modules or as the home of a bound function or class; always `builtins`, `sys`, `os` and
+`os.path`), the environment, `sys.path` and (when the target imports `decimal`) the decimal
+context, and `restore()` puts back whatever a run changed.
 
 Checking costs a few word reads per run: each watched dict is checked by its CPython
 version tag (changed by every write to that dict), and compared entry by entry only when
@@ -19,7 +19,8 @@ to the very same object, and holds no name it lacked then other than a module (a
 imported meanwhile stays bound to its package, as importing it again would not rebind it);
 `os.environ`, `sys.path` and the decimal context's settings equal the snapshot's.  Not
 covered: the contents of containers held by those modules (caches), environment changes
-made by `os.putenv` alone, and modules the target never binds.
+made by `os.putenv` alone, and modules the target does not bind itself (a module that only
+another stdlib module imports).
 """
 
 from __future__ import annotations
@@ -60,82 +61,72 @@ _TAGS = _tags_work()
 
 
 class _Watched:
-    """One dict and its snapshot: the bindings, and the version tag seen after the last check."""
+    """One dict and its snapshot: the bindings when the snapshot was taken."""
 
-    __slots__ = ("d", "saved", "tag", "seen")
+    __slots__ = ("d", "saved")
 
     def __init__(self, d: dict[str, Any]) -> None:
         self.d = d
         self.saved = dict(d)
-        self.tag = ctypes.c_uint64.from_address(id(d) + _TAG_OFFSET) if _TAGS else None
-        self.seen = self.tag.value if self.tag is not None else 0
 
     def restore(self) -> bool:
         """Put back changed, deleted and added bindings (added modules stay); whether anything changed."""
-        tag = self.tag
-        if tag is not None:
-            if tag.value == self.seen:
-                return False
-        elif self.d == self.saved:
+        d, saved, changed = self.d, self.saved, False
+        if d == saved:
             return False
-        d, changed = self.d, False
-        for key, value in self.saved.items():
+        for key, value in saved.items():
             if d.get(key, _MISSING) is not value:
                 d[key] = value
                 changed = True
-        if len(d) != len(self.saved):
-            for key in [k for k in d if k not in self.saved]:
+        if len(d) != len(saved):
+            for key in [k for k in d if k not in saved]:
                 if not isinstance(d[key], types.ModuleType):
                     del d[key]
                     changed = True
-        if tag is not None:
-            self.seen = tag.value
         return changed
 
 
-def reached_modules(roots: Iterable[types.ModuleType], exclude: Iterable[types.ModuleType] = ()) -> list[Any]:
-    """The modules bound in `roots` (as modules, or as the home of a bound function or class), and those
-    bound in them; never `exclude` (the target's copies) nor mu2py's and Hypothesis' own modules."""
-    skip = {id(m) for m in exclude}
+def reached_modules(roots: Iterable[types.ModuleType], exclude: Iterable[str] = ()) -> list[Any]:
+    """The modules bound in `roots`, as modules or as the home of a bound function or class; never those
+    named in `exclude` (the target's own modules: the copies stand for them) nor mu2py's and Hypothesis'."""
+    skip = set(exclude)
     found: dict[int, types.ModuleType] = {}
-
-    def homes(module: types.ModuleType) -> list[types.ModuleType]:
-        out = []
-        for value in list(vars(module).values()):
+    for root in roots:
+        for value in list(vars(root).values()):
             if isinstance(value, types.ModuleType):
                 home: Any = value
             else:
                 name = getattr(value, "__module__", None) if callable(value) else None
                 home = sys.modules.get(name) if isinstance(name, str) else None
-            if home is None or id(home) in skip or id(home) in found:
+            if home is None or id(home) in found or any(home is r for r in roots):
                 continue
             name = getattr(home, "__name__", "")
-            if not isinstance(name, str) or name.startswith(_SKIP_PREFIXES) or name in ("mu2py", "hypothesis"):
+            if (not isinstance(name, str) or name in skip or name.startswith(_SKIP_PREFIXES)
+                    or name in ("mu2py", "hypothesis")):
                 continue
             found[id(home)] = home
-            out.append(home)
-        return out
-
-    first = [m for root in roots for m in homes(root)]
-    for module in first:
-        homes(module)
     return list(found.values())
 
 
 class OutsideState:
     """The state outside the target's copies that `restore()` puts back (see the module docstring)."""
 
-    def __init__(self, copies: Iterable[types.ModuleType]) -> None:
-        copies = list(copies)
-        modules = reached_modules(copies, exclude=copies)
-        for always in ("builtins", "sys", "os"):
-            module = sys.modules[always]
-            if all(m is not module for m in modules):
+    def __init__(self, copies: Iterable[types.ModuleType], own: Iterable[str] = ()) -> None:
+        """`copies`: the target's module copies; `own`: the names of the modules they are copies of."""
+        modules = reached_modules(list(copies), exclude=own)
+        for always in ("builtins", "sys", "os", "posixpath"):
+            module = sys.modules.get(always)
+            if module is not None and all(m is not module for m in modules):
                 modules.append(module)
-        self.watched = [_Watched(vars(m)) for m in modules]
-        self.environ = _Watched(os.environ._data)  # type: ignore[attr-defined]
+        # the environment first: it is put back through os.environ (so that the C environment follows)
+        self.watched = [_Watched(os.environ._data), *(_Watched(vars(m)) for m in modules)]  # type: ignore[attr-defined]
+        self._tags = [ctypes.c_uint64.from_address(id(w.d) + _TAG_OFFSET) for w in self.watched] if _TAGS else []
+        self._seen = [t.value for t in self._tags]
         self.path = list(sys.path)
+        # the decimal context only when the target imports decimal (Hypothesis does too, for its own use)
         decimal = sys.modules.get("decimal")
+        if not any(m is decimal or getattr(m, "__name__", "") == "_pydecimal" for m in modules):
+            decimal = None
         self._decimal = decimal
         self._context = decimal.getcontext() if decimal is not None else None
         self._settings = self._context.copy() if self._context is not None else None
@@ -143,10 +134,8 @@ class OutsideState:
     def restore(self) -> int:
         """Put back what a run changed; returns how many of the watched things had changed (0: none)."""
         changed = 0
-        for watched in self.watched:
-            changed += watched.restore()
-        if self.environ.tag is None or self.environ.tag.value != self.environ.seen:
-            changed += self._restore_environ()
+        if not _TAGS or [t.value for t in self._tags] != self._seen:
+            changed += self._restore_dicts()
         if sys.path != self.path:
             sys.path[:] = self.path
             changed += 1
@@ -155,19 +144,20 @@ class OutsideState:
             changed += 1
         return changed
 
-    def _restore_environ(self) -> int:
-        # through os.environ, so that the C environment (what child processes get) follows
-        environ, saved = self.environ.d, self.environ.saved
-        if environ == saved:
-            self.environ.seen = self.environ.tag.value if self.environ.tag is not None else 0
-            return 0
-        for key in [k for k in environ if k not in saved]:
-            del os.environ[os.environ.decodekey(key)]  # type: ignore[attr-defined]
-        for key, value in saved.items():
-            if environ.get(key, _MISSING) != value:
-                os.environ[os.environ.decodekey(key)] = os.environ.decodevalue(value)  # type: ignore[attr-defined]
-        self.environ.seen = self.environ.tag.value if self.environ.tag is not None else 0
-        return 1
+    def _restore_dicts(self) -> int:
+        changed = 0
+        environ = self.watched[0]
+        if environ.d != environ.saved:
+            changed += 1
+            for key in [k for k in environ.d if k not in environ.saved]:
+                del os.environ[os.environ.decodekey(key)]  # type: ignore[attr-defined]
+            for key, value in environ.saved.items():
+                if environ.d.get(key, _MISSING) != value:
+                    os.environ[os.environ.decodekey(key)] = os.environ.decodevalue(value)  # type: ignore[attr-defined]
+        for watched in self.watched[1:]:
+            changed += watched.restore()
+        self._seen = [t.value for t in self._tags]
+        return changed
 
     def _decimal_unchanged(self) -> bool:
         ctx, saved = self._context, self._settings
