@@ -32,7 +32,7 @@ from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.engine.oracle import KillReason, kill_reason
 from mu2py.engine.outside import OutsideState
 from mu2py.engine.payload import ModuleLayout, Payload
-from mu2py.engine.runs import RunResult, Status, Timeout, leave_if_forked, run
+from mu2py.engine.runs import RunResult, Status, Timeout, leave_if_forked, quiet_timeouts, run
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.mutants.loader import (
     CopyLoadError,
@@ -105,6 +105,7 @@ class Engine:
         self.leftovers: Callable[[], str | None] = lambda: None
         self.retired: str | None = None  # set by `judge` when `leftovers` answered: the process must go
         self.last_original: RunResult | None = None
+        quiet_timeouts()  # mu2py's own change to `sys`, made before the snapshot: no run is blamed for it
         self.outside = OutsideState(self.copies.values(), own=self.copies.keys())
 
     def add(self, payloads: Sequence[Payload]) -> None:

@@ -33,12 +33,22 @@ class ProcessExit(BaseException):
 
 _REAL_EXIT = os._exit
 _guard_pid = 0  # the process whose run installed the os._exit guard (0: none)
+# this process's pid, kept current by an at-fork hook: os.getpid() is a system call, and a run asks twice
+_pid = os.getpid()
+
+
+def _forked() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def _refuse_exit(code: int) -> None:
     # only the process that installed the guard is mu2py: the child of a fork inside the run must really
     # leave, or it would go on running mu2py's own code (writing reports and outputs a second time)
-    if os.getpid() != _guard_pid:
+    if _pid != _guard_pid:
         _REAL_EXIT(code)
     raise ProcessExit(f"os._exit({code}) called")
 
@@ -50,8 +60,13 @@ def leave_if_forked(pid: int) -> None:
     instead of exiting must never run mu2py's code (a second host on the same pipe, a second
     `fuzz` writing the same outputs).
     """
-    if os.getpid() != pid:
+    if _pid != pid:
         _REAL_EXIT(0)
+
+
+def current_pid() -> int:
+    """This process's pid, without a system call (a fork made through os.fork updates it)."""
+    return _pid
 
 
 @dataclass(frozen=True)
@@ -122,6 +137,17 @@ def _quiet_timeouts(unraisable: Any) -> None:
 _PREVIOUS_HOOK = sys.unraisablehook
 
 
+def quiet_timeouts() -> None:
+    """Install the hook that keeps quiet about swallowed Timeouts (`run` does so too, on its first timed run).
+
+    An engine calls this before it snapshots the state outside the target, so that the
+    snapshot already holds mu2py's own hook and no run counts as having changed `sys`.
+    """
+    global _PREVIOUS_HOOK
+    if sys.unraisablehook is not _quiet_timeouts:
+        _PREVIOUS_HOOK, sys.unraisablehook = sys.unraisablehook, _quiet_timeouts
+
+
 def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_exit: bool = False) -> RunResult:
     """Call fn(fresh(value)) and classify the outcome; KeyboardInterrupt still stops the caller.
 
@@ -132,13 +158,12 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
     supervised host, where an exit is a crash verdict).
     """
     global _alarm_live, _guard_pid
-    pid = os.getpid()
+    pid = _pid
     arg = fresh(value)
     use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
     if use_alarm:
-        global _PREVIOUS_HOOK
         if sys.unraisablehook is not _quiet_timeouts:
-            _PREVIOUS_HOOK, sys.unraisablehook = sys.unraisablehook, _quiet_timeouts
+            quiet_timeouts()
         # installing a handler costs more than a short run: keep ours between runs (it is inert outside them)
         # _signal.getsignal: signal.getsignal converts through an enum, which costs more than a short run
         if _signal.getsignal(signal.SIGALRM) is not _on_alarm:
