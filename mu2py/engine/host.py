@@ -33,6 +33,7 @@ import resource
 import signal
 import sys
 import time
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -234,6 +235,8 @@ class HostRunner:
         parent, child = self._ctx.Pipe()
         target = self.target if self._fork else (self.spec, self.target.prefixes)
         self._scratch = make_mirror(self._root)
+        # removed by _kill, or at the latest when this runner goes (a caller that never closes it)
+        self._unmirror = weakref.finalize(self, remove_mirror, self._scratch)
         confinement = Confinement(self._root, self._scratch, os.getpid())
         process = self._ctx.Process(target=host_main, daemon=True, args=(
             child, self._progress, self._verdicts, target, self.memory_mb, self.copy_cache, confinement))
@@ -274,7 +277,7 @@ class HostRunner:
         if self._conn is not None:
             self._conn.close()
         if self._scratch is not None:
-            remove_mirror(self._scratch)
+            self._unmirror()
         self._process = self._conn = self._scratch = None
 
     def close(self) -> None:
