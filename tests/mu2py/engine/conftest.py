@@ -95,7 +95,7 @@ def fresh_run(spec: str, package: str, workdir: Path, value: Any, mutated: tuple
         _child(spec, package, mutated, value, timeout, write)
     os.close(write)
     data = b""
-    deadline = time.monotonic() + 2 * timeout + 1.0
+    deadline = time.monotonic() + 2 * timeout + 0.5
     try:
         while time.monotonic() < deadline:
             ready, _, _ = select.select([read], [], [], max(0.0, deadline - time.monotonic()))

@@ -100,3 +100,17 @@ def test_a_thread_or_a_process_left_running_is_reported(tmp_path):
 
     assert _in_confined_child(tmp_path, steps) == [
         None, "left a thread running", None, "left a child process running", None]
+
+
+def test_a_dead_processs_scratch_directory_is_swept(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"mu2py-host-{dead.pid}-abc"
+    stale.mkdir()
+    (stale / "link").symlink_to(tmp_path / "elsewhere")
+    mine = make_mirror(str(tmp_path / "user-absent"))
+    assert not stale.exists() and os.path.isdir(mine)
+    remove_mirror(mine)
