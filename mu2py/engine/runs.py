@@ -155,7 +155,10 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
     inside C is stopped by the worker watchdog of `mu2py.workers` instead.  With `guard_exit`,
     `os._exit` raises ProcessExit during the call: for the original program run in mu2py's own
     process, where an exit would end mu2py on the spot (mutants need no guard: they run in the
-    supervised host, where an exit is a crash verdict).
+    supervised host, where an exit is a crash verdict).  The guard holds in this process only:
+    the child of a fork inside the run really exits, and one that returns or raises out of `fn`
+    exits too (`leave_if_forked`).  A SIGALRM handler the program installed during a timed run
+    is replaced by mu2py's again when the run ends, and the timer is cancelled.
     """
     global _alarm_live, _guard_pid
     pid = _pid
