@@ -55,6 +55,8 @@ _FILE_EVENTS: dict[str, tuple[tuple[int, int], ...]] = {
 _DIR_FD = {"os.remove": 1, "os.rmdir": 1, "os.mkdir": 2, "os.symlink": 2, "os.chmod": 2, "os.chown": 3,
            "os.utime": 3, "shutil.rmtree": 1}
 _SPAWN_EVENTS = frozenset({"os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.system", "subprocess.Popen"})
+# Measured on a swapped insertion-sort mutant: the hook adds about a microsecond per audited event, and a
+# swapped mutant's run raises three (reading and setting `__code__`, setting it back), five when it raises
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
@@ -148,7 +150,17 @@ class Confinement:
         kill.__wrapped__ = real_kill  # type: ignore[attr-defined]
         killpg.__wrapped__ = real_killpg  # type: ignore[attr-defined]
         os.kill, os.killpg = kill, killpg
-        sys.addaudithook(self._audit)
+        file_events, spawn_events, audit = _FILE_EVENTS, _SPAWN_EVENTS, self._audit
+
+        def hook(event: str, args: tuple[Any, ...]) -> None:
+            # a plain function with two set lookups: it runs for every audited event of the host (a swap's
+            # `__code__` assignments included), so the events it ignores must cost as little as possible
+            if event in file_events:
+                audit(event, args)
+            elif event in spawn_events:
+                self.spawned = True
+
+        sys.addaudithook(hook)
         self.threads = _thread._count()
 
     def settle(self) -> None:
@@ -161,11 +173,7 @@ class Confinement:
     # -- the audit hook: every audited event of the process passes here, so the common case returns at once
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
-        spec = _FILE_EVENTS.get(event)
-        if spec is None:
-            if event in _SPAWN_EVENTS:
-                self.spawned = True
-            return
+        spec = _FILE_EVENTS[event]
         if event == "open":
             path, mode, flags = args
             if isinstance(path, int):
