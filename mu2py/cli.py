@@ -189,11 +189,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if getattr(args, "own_stdout", False) or (args.command == "repro" and args.json):
-            # the program runs in this process (importing the target runs code too): what it prints is dropped
+            # the program runs in this process (importing the target runs code too): what it prints is dropped,
+            # and a process it started is stopped at the end
+            from mu2py.engine.confine import children, kill_children
             from mu2py.streams import own_stdout
 
-            with own_stdout() as out:
-                return int(args.run(args, make_console(out)))
+            before = children()
+            try:
+                with own_stdout() as out:
+                    return int(args.run(args, make_console(out)))
+            finally:
+                kill_children(before)
         return int(args.run(args, make_console()))
     except UserError as exc:
         print(f"mu2py: error: {exc}", file=sys.stderr)

@@ -253,29 +253,55 @@ class Confinement:
 
     def _children_alive(self) -> bool:
         """Whether a child of this process is still running (zombies are reaped); True when unknown."""
-        try:
-            tasks = os.listdir("/proc/self/task")
-            children: list[int] = []
-            for tid in tasks:
-                with open(f"/proc/self/task/{tid}/children") as f:
-                    children += [int(p) for p in f.read().split()]
-        except OSError:
+        running = children()
+        if running is None:
             return True
-        alive = False
-        for pid in children:
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    state = f.read().rpartition(")")[2].split()[0]
-            except (OSError, IndexError):
-                continue
-            if state == "Z":
-                try:
-                    os.waitpid(pid, os.WNOHANG)
-                except ChildProcessError:
-                    pass
-            else:
-                alive = True
-        return alive
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:  # the zombies: nobody else will wait for them now
+                pass
+        except ChildProcessError:
+            pass
+        return bool(running)
+
+
+def children() -> set[int] | None:
+    """The pids of this process's running children (zombies left out); None where /proc cannot tell."""
+    try:
+        found: set[int] = set()
+        for tid in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{tid}/children") as f:
+                found.update(int(p) for p in f.read().split())
+    except OSError:
+        return None
+    running = set()
+    for pid in found:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                if f.read().rpartition(")")[2].split()[0] != "Z":
+                    running.add(pid)
+        except (OSError, IndexError):
+            continue
+    return running
+
+
+def kill_children(before: set[int] | None) -> int:
+    """SIGKILL the running children this process has now and did not have in `before`; how many.
+
+    For the command's own process at its end: the program's original runs there, and a child
+    process it started must not outlive mu2py (the command's hosts and workers are gone by then).
+    """
+    now = children()
+    if before is None or now is None:
+        return 0
+    killed = 0
+    for pid in now - before:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            killed += 1
+        except (ProcessLookupError, ChildProcessError, PermissionError):
+            pass
+    return killed
 
 
 def kill_group(pid: int) -> None:

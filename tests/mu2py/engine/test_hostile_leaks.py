@@ -104,6 +104,13 @@ def test_a_child_process_left_running_does_not_outlive_mu2py(workdir, data_on_pa
     _no_strays(noted)
 
 
+# (2) the original itself leaves a child running on this input: in the command's process too, it is stopped at the end
+def test_a_child_process_the_original_left_does_not_outlive_mu2py(workdir, data_on_path, fresh_truth):
+    _, noted = _mutate_matches_truth(fresh_truth, workdir, "archived", [1001])
+    assert noted, "the original did not run"
+    _no_strays(noted)
+
+
 # (2) `pid == 0` -> `pid != 0`: the forked child must never go on as a second host
 def test_a_forked_child_never_becomes_a_second_host(workdir, data_on_path, fresh_truth):
     reached, noted = _mutate_matches_truth(fresh_truth, workdir, "forked", [1000, 999])
