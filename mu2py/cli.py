@@ -54,7 +54,8 @@ def _mutants(args: argparse.Namespace, console: Console) -> int:
     target = resolve_target(args.target) if ":" in args.target else modules_target(args.target)
     mutants = discover(target)[0]
     if args.json:
-        print(json.dumps({"mutants": [m.to_json() for m in mutants], "summary": {"total": len(mutants)}}, indent=1))
+        print(json.dumps({"mutants": [m.to_json() for m in mutants], "summary": {"total": len(mutants)}}, indent=1),
+              file=console.file)
         return 0
     table = Table(title=f"{len(mutants)} mutants of {', '.join(target.prefixes)}")
     for col in ("id", "line", "operator", "original", "mutated"):
@@ -138,7 +139,7 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
     report = analysis.report()
     report["inputs"] = [i.label for i in inputs]
     if args.json:
-        print(json.dumps(report, indent=1))
+        print(json.dumps(report, indent=1), file=console.file)
     else:
         from mu2py.report import print_mutation_report
 
@@ -154,7 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("mutants", help="list the mutants of a module, package, path, or TARGET:DRIVER")
     p.add_argument("target")
     p.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    p.set_defaults(run=_mutants)
+    p.set_defaults(run=_mutants, own_stdout=True)
 
     p = sub.add_parser("mutate", help="run inputs through the original and every mutant; report kills")
     p.add_argument("target", metavar="TARGET:DRIVER")
@@ -166,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-under", type=percent, metavar="PCT",
                    help="exit with code 1 when the mutation score is below PCT (for CI)")
     _evaluation_args(p)
-    p.set_defaults(run=_mutate)
+    p.set_defaults(run=_mutate, own_stdout=True)
 
     from mu2py.commands import add_commands
     from mu2py.props.command import add_props_command
@@ -186,9 +187,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     args = build_parser().parse_args(argv)
-    console = make_console()
     try:
-        return int(args.run(args, console))
+        if getattr(args, "own_stdout", False) or (args.command == "repro" and args.json):
+            # the program runs in this process (importing the target runs code too): what it prints is dropped,
+            # and a process it started is stopped at the end
+            from mu2py.engine.confine import children, kill_children
+            from mu2py.streams import own_stdout
+
+            before = children()
+            try:
+                with own_stdout() as out:
+                    return int(args.run(args, make_console(out)))
+            finally:
+                kill_children(before)
+        return int(args.run(args, make_console()))
     except UserError as exc:
         print(f"mu2py: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -197,14 +209,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
 
 
-def make_console() -> Console:
-    """The console every command prints to.
+def make_console(file: Any = None) -> Console:
+    """The console every command prints to (on `file`; default: sys.stdout).
 
     Markup is off: mutant text, inputs and paths are printed as they are (`arr[i]` stays
     `arr[i]`); the few styled lines ask for markup and escape what they interpolate.  Piped
     output is never wrapped, so ids and paths stay whole on one line.
     """
-    console = Console(highlight=False, markup=False)
+    console = Console(file=file, highlight=False, markup=False)
     if not console.is_terminal:
         console.width = 100_000  # tables take their content's width, never the 80 columns rich assumes for a pipe
         console.soft_wrap = True

@@ -250,7 +250,7 @@ def _repro(args: argparse.Namespace, console: Console, prefixes: Callable[[argpa
             ),
         })
     if args.json:
-        print(json.dumps(rows, indent=1))
+        print(json.dumps(rows, indent=1), file=console.file)
     else:
         for row in rows:
             console.print(f"[bold]{escape(row['file'])}[/bold]: {escape(row['value_repr'])}", markup=True)
@@ -289,7 +289,7 @@ def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], 
                    help="do not judge the corpus against the mutants at the end (coverage guidance: all of it; "
                         "mutation guidance: the saved inputs whose mutants did not all run)")
     evaluation_args(p)
-    p.set_defaults(run=lambda a, c: _fuzz(a, c, prefixes))
+    p.set_defaults(run=lambda a, c: _fuzz(a, c, prefixes), own_stdout=True)
 
     p = sub.add_parser("repro", help="replay saved inputs on the original program and print them")
     p.add_argument("target", metavar="TARGET:DRIVER")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +47,9 @@ class Entry:
 
     def meta(self) -> dict[str, Any]:
         """What index.json records about the entry."""
-        data = asdict(self)
-        data.pop("choices")
-        data.pop("value")
+        # field by field, not asdict: asdict deep-copies the value too (RecursionError on a 2,000-deep input)
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("choices", "value")}
+        data["kills"] = dict(self.kills)
         return data
 
 

@@ -413,8 +413,13 @@ class StrategySource:
 
 
 def _shown(value: Any) -> str:
-    """A value's repr without memory addresses (two decodes build distinct objects)."""
-    return re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+    """A value's repr without memory addresses (two decodes build distinct objects); the type and the error's
+    name when repr fails (RecursionError on nesting deeper than the recursion limit: both decodes fail alike)."""
+    try:
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001 - the cross-check must not stop the run; the choices still compared
+        return f"<{type(value).__qualname__}: {type(exc).__name__}>"
+    return re.sub(r" at 0x[0-9a-fA-F]+", "", text)
 
 
 def _no_test() -> None:

@@ -9,8 +9,11 @@ an LRU bounded by `copy_cache` entries.
 
 Invariants: every run, of the original or of a mutant, starts from the state just after
 import (module-level dicts, lists and sets of the copies put back, the working directory
-put back), so a verdict depends only on (mutant, input); after `judge` returns, the copies
-hold the original code again.
+put back, and the state outside the copies that `outside.OutsideState` watches), so a
+verdict depends only on (mutant, input); after `judge` returns, the copies hold the original
+code again.  What cannot be put back (a thread or a process a run left running) is reported
+by `leftovers()` after that run: `judge` then stops and sets `retired`, since no later run in
+this process could be trusted.
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from typing import Any
 
 from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.engine.oracle import KillReason, kill_reason
+from mu2py.engine.outside import OutsideState
 from mu2py.engine.payload import ModuleLayout, Payload
-from mu2py.engine.runs import RunResult, Status, Timeout, run
+from mu2py.engine.runs import RunResult, Status, Timeout, leave_if_forked, quiet_timeouts, run
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.mutants.loader import (
     CopyLoadError,
@@ -95,7 +99,14 @@ class Engine:
         self.copy_cache = copy_cache
         self.copies_built = 0
         self.cwd = os.getcwd()
+        self.pid = os.getpid()
         self.progress = progress or (lambda position, phase: None)
+        # why this process can no longer be trusted after a run (a host sets it; None: nothing is checked)
+        self.leftovers: Callable[[], str | None] = lambda: None
+        self.retired: str | None = None  # set by `judge` when `leftovers` answered: the process must go
+        self.last_original: RunResult | None = None
+        quiet_timeouts()  # mu2py's own change to `sys`, made before the snapshot: no run is blamed for it
+        self.outside = OutsideState(self.copies.values(), own=self.copies.keys())
 
     def add(self, payloads: Sequence[Payload]) -> None:
         """Make mutants known to this engine (a host receives them from its supervisor once)."""
@@ -104,6 +115,7 @@ class Engine:
 
     def _clean(self, state: ContainerSnapshot) -> None:
         state.reset()
+        self.outside.restore()
         if os.getcwd() != self.cwd:  # a mutant that changed directory must not move the next run
             os.chdir(self.cwd)
 
@@ -178,6 +190,7 @@ class Engine:
         except CopyLoadError as exc:
             return exc
         finally:
+            leave_if_forked(self.pid)  # a module body that forked: its child must not go on as this process
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
         # the driver is not re-run: its namespace is rebound to the new copies (strategies stay shared)
@@ -220,12 +233,23 @@ class Engine:
             self.state.reset()  # the rebound driver shares the base copies' driver-level containers
 
     def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
-              stop_at: float | None = None, on_verdict: Callable[[int, Verdict], None] | None = None) -> list[Verdict]:
-        """Run the original, then each mutant of `indices` in order, on `value`; their verdicts.
+              stop_at: float | None = None, on_verdict: Callable[[int, Verdict], None] | None = None,
+              original: RunResult | None = None) -> list[Verdict]:
+        """Run the original (unless its `original` result is given), then each mutant of `indices` in order,
+        on `value`; their verdicts.
 
-        Stops early (fewer verdicts than indices) once `time.monotonic()` passes `stop_at`.
+        Stops early (fewer verdicts than indices) once `time.monotonic()` passes `stop_at`, or
+        when a run left something behind (`retired` is set; `last_original` holds the original's
+        result, so that a new process can judge the rest without running it again).
         """
-        original = self.run_original(value)
+        self.retired = None
+        if original is None:
+            original = self.run_original(value)
+            why = self.leftovers()
+            if why is not None:
+                self.retired, self.last_original = f"the original {why}", original
+                return []
+        self.last_original = original
         verdicts: list[Verdict] = []
         for position, index in enumerate(indices):
             if stop_at is not None and time.monotonic() > stop_at:
@@ -239,6 +263,10 @@ class Engine:
             verdicts.append(verdict)
             if on_verdict is not None:
                 on_verdict(position, verdict)
+            why = self.leftovers()
+            if why is not None:
+                self.retired = f"mutant {index} {why}"
+                break
         self.progress(len(verdicts), 0)
         return verdicts
 

@@ -10,10 +10,19 @@ one is killed (`timeout` or `crash`), a new host is started, and the batch goes 
 the mutants after it.  Nothing the supervisor holds is lost, and the verdicts are the ones
 an undisturbed run gives, so the same seed and trial budget give the same corpus.
 
+A host is confined (`confine.Confinement`): it leads a session and process group of its
+own (so a terminal's job-control signals miss it, and killing the group ends whatever it
+started), writes nothing to the command's stdout or stderr (both are /dev/null), works in a
+scratch directory mirroring the user's, and drops signals aimed at the supervisor.  A run
+that leaves a thread or a child process running gets its verdict as usual, then the host
+is retired (its group killed) and the batch goes on in a new host; if it was the original's
+run, the new host is given the original's result instead of running it again.
+
 Invariants: a `HostRunner.judge` call returns exactly one verdict per mutant it judged, in
 the order given, and stops only at the end of the list or at `stop_at`; a host never
 outlives its supervisor (it exits when the pipe closes, and is killed by the kernel when
-the supervisor dies, through PR_SET_PDEATHSIG).
+the supervisor dies, through PR_SET_PDEATHSIG), and no process a host started outlives the
+host's retirement or `close()` (unless it left the host's process group itself).
 """
 
 from __future__ import annotations
@@ -24,14 +33,17 @@ import resource
 import signal
 import sys
 import time
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import multiprocess as mp
 from multiprocess.connection import wait
 
+from mu2py.engine.confine import Confinement, kill_group, make_mirror, remove_mirror
 from mu2py.engine.engine import Engine, Verdict
 from mu2py.engine.oracle import KillReason
+from mu2py.engine.runs import RunResult, leave_if_forked
 from mu2py.errors import UserError
 
 # verdict codes in the shared array: 0 not reached yet, then one per outcome
@@ -75,14 +87,62 @@ def _limit_memory(megabytes: int) -> None:
         pass
 
 
-def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: int, copy_cache: int) -> None:
+# the recursion limit `send` may raise to while pickling a deeply nested value (a 2,000-deep fuzzed list needs
+# a few thousand frames of the pickler, which runs in Python); past it, the value cannot be sent
+PICKLE_RECURSION_LIMIT = 100_000
+
+
+def send(conn: Any, message: Any) -> None:
+    """`conn.send(message)`, with the recursion limit raised step by step while pickling a deep value needs it.
+
+    Raises RecursionError only when even PICKLE_RECURSION_LIMIT frames do not suffice.
+    """
+    try:
+        conn.send(message)
+        return
+    except RecursionError:
+        pass
+    previous = sys.getrecursionlimit()
+    limit = previous
+    try:
+        while True:
+            limit *= 4
+            if limit > PICKLE_RECURSION_LIMIT:
+                raise RecursionError(f"a value nested too deep to send (over {PICKLE_RECURSION_LIMIT} frames)")
+            sys.setrecursionlimit(limit)
+            try:
+                conn.send(message)
+                return
+            except RecursionError:
+                continue
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def _silence_output() -> None:
+    """Point this process's stdout and stderr (descriptors 1 and 2) at /dev/null: a mutant's flood of output
+    must reach neither the command's output (`--json`) nor its memory or disk."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for fd in (1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: int, copy_cache: int,
+              confinement: Confinement | None = None) -> None:
     """A host process: load the target once, then judge batches until the pipe closes.
 
     `target` is the supervisor's `Target` (inherited when forked) or a `(spec, prefixes)` pair to resolve.
+    With `confinement`, the host first becomes a session leader, silences its output and confines itself.
     """
     die_with_parent()
     from mu2py.target import resolve_target
 
+    me = os.getpid()
+    if confinement is not None:
+        os.setsid()
+        _silence_output()
+        confinement.install()
     try:
         if isinstance(target, tuple):
             target = resolve_target(*target)
@@ -94,7 +154,11 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
             progress[_PHASE] = phase
 
         engine = Engine(target, copy_cache=copy_cache, progress=on_progress)
+        if confinement is not None:
+            confinement.settle()
+            engine.leftovers = confinement.leftovers
     except BaseException as exc:  # noqa: BLE001 - reported to the supervisor as one line
+        leave_if_forked(me)
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
         return
     conn.send(("ready", ({m.name: m.source_hash for m in target.modules}, engine.build_timeout)))
@@ -114,13 +178,21 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
         if kind == "add":
             engine.add(body)
             continue
-        batch, value, indices, timeout, differential, stop_at = body
+        batch, value, indices, timeout, differential, stop_at, original = body
         # no need to clear the verdict slots: the supervisor reads only those before the mutant in flight
         progress[_BATCH] = batch
         result = engine.judge(value, indices, timeout, differential=differential, stop_at=stop_at,
-                              on_verdict=on_verdict)
-        conn.send(("done", batch, [(v.index, v.reason.value if v.reason else None, v.detail) for v in result],
-                   engine.copies_built))
+                              on_verdict=on_verdict, original=original)
+        leave_if_forked(me)  # a child forked by the program never answers on the supervisor's pipe
+        rows = [(v.index, v.reason.value if v.reason else None, v.detail) for v in result]
+        # retired after the original: its result goes back, so the next host judges the batch without rerunning it
+        again = engine.last_original if engine.retired is not None and not result else None
+        try:
+            send(conn, ("done", batch, rows, engine.copies_built, engine.retired, again))
+        except Exception:  # noqa: BLE001 - an original's output that cannot be pickled: the supervisor skips the input
+            send(conn, ("done", batch, rows, engine.copies_built, engine.retired, None))
+        if engine.retired is not None:
+            return  # the supervisor kills this host's process group, and what the run left running with it
 
 
 class HostRunner:
@@ -141,6 +213,10 @@ class HostRunner:
         self.restarts = 0
         self.copies_built = 0
         self.crashes: list[tuple[int, str]] = []
+        self.retirements: list[str] = []  # why each retired host was no longer trustworthy
+        self._root = os.getcwd()  # the user's directory: hosts work in a mirror of it, and may not change it
+        self._scratch: str | None = None
+        self._original: RunResult | None = None  # the original's result on the input being judged, once known
         # forked, a host starts in milliseconds with the target already imported; a restart after a crash
         # then costs little.  Elsewhere than Linux, fork is unsafe: a spawned host imports the target anew.
         self._fork = sys.platform == "linux"
@@ -158,8 +234,12 @@ class HostRunner:
     def _start(self) -> None:
         parent, child = self._ctx.Pipe()
         target = self.target if self._fork else (self.spec, self.target.prefixes)
+        self._scratch = make_mirror(self._root)
+        # removed by _kill, or at the latest when this runner goes (a caller that never closes it)
+        self._unmirror = weakref.finalize(self, remove_mirror, self._scratch)
+        confinement = Confinement(self._root, self._scratch, os.getpid())
         process = self._ctx.Process(target=host_main, daemon=True, args=(
-            child, self._progress, self._verdicts, target, self.memory_mb, self.copy_cache))
+            child, self._progress, self._verdicts, target, self.memory_mb, self.copy_cache, confinement))
         process.start()
         child.close()
         self._process, self._conn, self._sent = process, parent, set()
@@ -188,12 +268,17 @@ class HostRunner:
 
     def _kill(self) -> None:
         if self._process is not None:
+            # the host leads its own process group: what its runs left running goes with it
+            if self._process.pid is not None:
+                kill_group(self._process.pid)
             if self._process.is_alive():
                 self._process.kill()
             self._process.join(5)
         if self._conn is not None:
             self._conn.close()
-        self._process = self._conn = None
+        if self._scratch is not None:
+            self._unmirror()
+        self._process = self._conn = self._scratch = None
 
     def close(self) -> None:
         """Stop the host."""
@@ -212,21 +297,26 @@ class HostRunner:
         """Verdicts for `indices` on `value` (see the module docstring); fewer when `stop_at` passed."""
         out: list[Verdict] = []
         remaining = list(indices)
-        while remaining:
-            done, finished = self._judge_once(value, remaining[:self.capacity], timeout, differential, stop_at)
-            out.extend(done)
-            if not finished:
-                break
-            remaining = remaining[len(done):]
-            if stop_at is not None and time.monotonic() > stop_at:
-                break
+        self._original = None
+        try:
+            while remaining:
+                done, finished = self._judge_once(value, remaining[:self.capacity], timeout, differential, stop_at)
+                out.extend(done)
+                if not finished:
+                    break
+                remaining = remaining[len(done):]
+                if stop_at is not None and time.monotonic() > stop_at:
+                    break
+        finally:
+            self._original = None  # it belongs to this input only
         return out
 
     def _judge_once(self, value: Any, indices: list[int], timeout: float, differential: bool,
                     stop_at: float | None) -> tuple[list[Verdict], bool]:
         """Judge one batch; on a crash or hang, the verdicts so far plus the lost mutant's, then restart.
 
-        Returns (verdicts, finished): finished is False when the host stopped at `stop_at`.
+        Returns (verdicts, finished): finished is False when the host stopped at `stop_at`.  A host that
+        reports itself retired (a run left a thread or process behind) is killed after its verdicts.
         """
         if self._process is None:
             self._start()
@@ -239,7 +329,7 @@ class HostRunner:
         progress[_PHASE] = 0
         progress[_POSITION] = -1
         try:
-            self._conn.send(("run", (self._batch, value, indices, timeout, differential, stop_at)))
+            send(self._conn, ("run", (self._batch, value, indices, timeout, differential, stop_at, self._original)))
         except (OSError, BrokenPipeError):
             return self._lost(indices, "crash", "the host was gone")
         except Exception as exc:  # noqa: BLE001 - an input the pipe cannot carry
@@ -253,11 +343,23 @@ class HostRunner:
                     message = conn.recv()
                 except (EOFError, OSError):
                     return self._lost(indices, "crash", self._exit_detail())
-                _, batch, rows, built = message
+                _, batch, rows, built, retired, original = message
                 if batch != self._batch:
                     continue
                 self.copies_built = built
                 verdicts = [Verdict(i, KillReason(r) if r else None, d) for i, r, d in rows]
+                if retired is not None:
+                    self._kill()
+                    self.restarts += 1
+                    self.retirements.append(retired)
+                    if original is not None:
+                        self._original = original
+                    elif not verdicts:
+                        # the original left something behind and its result could not come back: skip the input
+                        self.crashes.append((-1, retired))
+                        return [], False
+                    # the host stopped after a run that left something behind, not at `stop_at`: go on
+                    return verdicts, stop_at is None or time.monotonic() <= stop_at
                 return verdicts, len(verdicts) == len(indices)
             if sentinel in ready:
                 self._process.join(1)

@@ -32,10 +32,41 @@ class ProcessExit(BaseException):
 
 
 _REAL_EXIT = os._exit
+_guard_pid = 0  # the process whose run installed the os._exit guard (0: none)
+# this process's pid, kept current by an at-fork hook: os.getpid() is a system call, and a run asks twice
+_pid = os.getpid()
+
+
+def _forked() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def _refuse_exit(code: int) -> None:
+    # only the process that installed the guard is mu2py: the child of a fork inside the run must really
+    # leave, or it would go on running mu2py's own code (writing reports and outputs a second time)
+    if _pid != _guard_pid:
+        _REAL_EXIT(code)
     raise ProcessExit(f"os._exit({code}) called")
+
+
+def leave_if_forked(pid: int) -> None:
+    """Exit on the spot (no cleanup, no flush) unless this is process `pid`.
+
+    Called where code under test returns into mu2py: a child the program forked that returns
+    instead of exiting must never run mu2py's code (a second host on the same pipe, a second
+    `fuzz` writing the same outputs).
+    """
+    if _pid != pid:
+        _REAL_EXIT(0)
+
+
+def current_pid() -> int:
+    """This process's pid, without a system call (a fork made through os.fork updates it)."""
+    return _pid
 
 
 @dataclass(frozen=True)
@@ -106,6 +137,17 @@ def _quiet_timeouts(unraisable: Any) -> None:
 _PREVIOUS_HOOK = sys.unraisablehook
 
 
+def quiet_timeouts() -> None:
+    """Install the hook that keeps quiet about swallowed Timeouts (`run` does so too, on its first timed run).
+
+    An engine calls this before it snapshots the state outside the target, so that the
+    snapshot already holds mu2py's own hook and no run counts as having changed `sys`.
+    """
+    global _PREVIOUS_HOOK
+    if sys.unraisablehook is not _quiet_timeouts:
+        _PREVIOUS_HOOK, sys.unraisablehook = sys.unraisablehook, _quiet_timeouts
+
+
 def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_exit: bool = False) -> RunResult:
     """Call fn(fresh(value)) and classify the outcome; KeyboardInterrupt still stops the caller.
 
@@ -113,15 +155,18 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
     inside C is stopped by the worker watchdog of `mu2py.workers` instead.  With `guard_exit`,
     `os._exit` raises ProcessExit during the call: for the original program run in mu2py's own
     process, where an exit would end mu2py on the spot (mutants need no guard: they run in the
-    supervised host, where an exit is a crash verdict).
+    supervised host, where an exit is a crash verdict).  The guard holds in this process only:
+    the child of a fork inside the run really exits, and one that returns or raises out of `fn`
+    exits too (`leave_if_forked`).  A SIGALRM handler the program installed during a timed run
+    is replaced by mu2py's again when the run ends, and the timer is cancelled.
     """
-    global _alarm_live
+    global _alarm_live, _guard_pid
+    pid = _pid
     arg = fresh(value)
     use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
     if use_alarm:
-        global _PREVIOUS_HOOK
         if sys.unraisablehook is not _quiet_timeouts:
-            _PREVIOUS_HOOK, sys.unraisablehook = sys.unraisablehook, _quiet_timeouts
+            quiet_timeouts()
         # installing a handler costs more than a short run: keep ours between runs (it is inert outside them)
         # _signal.getsignal: signal.getsignal converts through an enum, which costs more than a short run
         if _signal.getsignal(signal.SIGALRM) is not _on_alarm:
@@ -133,10 +178,12 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
             # live only inside the try: an alarm left over from an earlier run is ignored before it
             _alarm_live = use_alarm
             if guard_exit:
+                _guard_pid = pid
                 os._exit = _refuse_exit  # type: ignore[assignment]
             output = fn(arg)
         finally:
             _alarm_live = False  # the re-armed alarm may still fire below: it must not raise there
+            leave_if_forked(pid)
             if guard_exit:
                 os._exit = _REAL_EXIT
         status = Status.OK
@@ -151,6 +198,9 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
         # the inner `finally` has already ended the alarm's live window, whatever fn did
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            if _signal.getsignal(signal.SIGALRM) is not _on_alarm:
+                # the program put in a handler of its own (which may swallow alarms): it must not outlive the run
+                signal.signal(signal.SIGALRM, _on_alarm)
     seconds = time.perf_counter() - start
     if status is Status.OK and timeout is not None and seconds > timeout * 1.5 and not use_alarm:
         status = Status.TIMEOUT
