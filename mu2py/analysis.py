@@ -92,7 +92,7 @@ class Analysis:
     timeout: float | None = None
     original_timeout: float | None = None  # the original's own budget per input (None: none)
     timeout_factor: float = 20.0
-    min_timeout: float = 0.25
+    min_timeout: float = 0.05  # CPU seconds (see engine.runs): a tight floor spends little on each looping mutant
     filter: Filter | None = None
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     probed: tuple[Callable[[Any], Any], ProbeRecorder] | None = None

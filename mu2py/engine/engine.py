@@ -125,7 +125,7 @@ class Engine:
         Every run cleans up after itself (`_clean` in `finally`), so the next one starts clean.
         """
         try:
-            return run(self.fn, value, timeout)
+            return run(self.fn, value, timeout, cpu=True)
         finally:
             self._clean(self.state)
 
@@ -215,7 +215,7 @@ class Engine:
             if plan is not None:
                 swap.apply_plan(plan)
                 try:
-                    return run(self.fn, value, timeout)
+                    return run(self.fn, value, timeout, cpu=True)
                 finally:
                     swap.restore()
                     self._clean(self.state)
@@ -227,7 +227,7 @@ class Engine:
             return RunResult(Status.EXCEPTION, exc_type="ImportError", exc_message=str(copy_set)[:200])
         self.progress(-1, 1)
         try:
-            return run(copy_set.fn, value, timeout)
+            return run(copy_set.fn, value, timeout, cpu=True)
         finally:
             self._clean(copy_set.state)
             self.state.reset()  # the rebound driver shares the base copies' driver-level containers

@@ -117,6 +117,12 @@ def fresh(value: Any) -> Any:
 
 
 _alarm_live = False  # True only while a run's own code executes: a late alarm after that is ignored
+# the timer of a run with `cpu=True` counts the process's CPU time (user and system), not wall time: a host
+# descheduled on a loaded machine (two campaigns on two cores, CI) does not see its mutants time out, so the
+# budget can be tight (see Analysis.min_timeout); a run blocked without using CPU (a sleep) is cut by the host's
+# wall-clock watchdog instead.  Runs in the command's own process (no watchdog there) keep the wall clock.
+_TIMERS = {False: (signal.ITIMER_REAL, signal.SIGALRM), True: (signal.ITIMER_PROF, signal.SIGPROF)}
+_live_timer = signal.ITIMER_REAL  # the timer of the run in progress (re-armed by the handler)
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
@@ -124,7 +130,7 @@ def _on_alarm(signum: int, frame: Any) -> None:
         return
     # an exception raised inside a gc callback or __del__ is swallowed by the interpreter:
     # re-arm so that a looping mutant is interrupted again shortly after
-    signal.setitimer(signal.ITIMER_REAL, 0.05)
+    signal.setitimer(_live_timer, 0.05)
     raise Timeout()
 
 
@@ -148,19 +154,21 @@ def quiet_timeouts() -> None:
         _PREVIOUS_HOOK, sys.unraisablehook = sys.unraisablehook, _quiet_timeouts
 
 
-def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_exit: bool = False) -> RunResult:
+def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_exit: bool = False,
+        cpu: bool = False) -> RunResult:
     """Call fn(fresh(value)) and classify the outcome; KeyboardInterrupt still stops the caller.
 
-    The timeout interrupts pure-Python code through SIGALRM (main thread only); code stuck
+    The timeout interrupts pure-Python code through SIGALRM, or SIGPROF after `timeout` seconds of
+    CPU time with `cpu` (main thread only); code stuck
     inside C is stopped by the worker watchdog of `mu2py.workers` instead.  With `guard_exit`,
     `os._exit` raises ProcessExit during the call: for the original program run in mu2py's own
     process, where an exit would end mu2py on the spot (mutants need no guard: they run in the
     supervised host, where an exit is a crash verdict).  The guard holds in this process only:
     the child of a fork inside the run really exits, and one that returns or raises out of `fn`
-    exits too (`leave_if_forked`).  A SIGALRM handler the program installed during a timed run
+    exits too (`leave_if_forked`).  A handler of the run's signal the program installed during a timed run
     is replaced by mu2py's again when the run ends, and the timer is cancelled.
     """
-    global _alarm_live, _guard_pid
+    global _alarm_live, _guard_pid, _live_timer
     pid = _pid
     arg = fresh(value)
     use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
@@ -169,9 +177,12 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
             quiet_timeouts()
         # installing a handler costs more than a short run: keep ours between runs (it is inert outside them)
         # _signal.getsignal: signal.getsignal converts through an enum, which costs more than a short run
-        if _signal.getsignal(signal.SIGALRM) is not _on_alarm:
-            signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
+        timer, signum = _TIMERS[cpu]
+        alarm_handler = _signal.getsignal(signal.SIGALRM)
+        if _signal.getsignal(signum) is not _on_alarm:
+            signal.signal(signum, _on_alarm)
+        _live_timer = timer
+        signal.setitimer(timer, timeout)
     start = time.perf_counter()
     try:
         try:
@@ -197,10 +208,14 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
     finally:
         # the inner `finally` has already ended the alarm's live window, whatever fn did
         if use_alarm:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            if _signal.getsignal(signal.SIGALRM) is not _on_alarm:
+            signal.setitimer(timer, 0)
+            if _signal.getsignal(signum) is not _on_alarm:
                 # the program put in a handler of its own (which may swallow alarms): it must not outlive the run
-                signal.signal(signal.SIGALRM, _on_alarm)
+                signal.signal(signum, _on_alarm)
+            if cpu and _signal.getsignal(signal.SIGALRM) is not alarm_handler:
+                # nor may an alarm of its own, set for later, fire into another mutant's run
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, alarm_handler)
     seconds = time.perf_counter() - start
     if status is Status.OK and timeout is not None and seconds > timeout * 1.5 and not use_alarm:
         status = Status.TIMEOUT
