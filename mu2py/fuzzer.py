@@ -20,13 +20,12 @@ import json
 import math
 import random
 import time
-from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mu2py.analysis import Analysis, Filter, Kill, Selection
+from mu2py.analysis import Analysis, Filter, Kill
 from mu2py.corpus import Corpus, Entry
 from mu2py.coverage import CoverageMap
 from mu2py.engine.oracle import KillReason
@@ -179,12 +178,7 @@ class Fuzzer:
         self._seen: set[int] = set()
         self.share = MutantShare.fresh()
         self._share_elapsed = self._share_neutral = 0.0  # what the share's last update saw: elapsed, seconds_neutral
-        # saved inputs whose mutants did not all run: (entry, the original's result, mutants still to run); the
-        # number of queued inputs each mutant is still to run on; inputs a filter or rotation left mutants out of
-        self._queue: deque[tuple[Entry, RunResult, list[int]]] = deque()
-        self._pending: Counter[int] = Counter()
-        self._partial: set[str] = set()
-        self._turn_to_judge = True
+        self._novel_kills = self._novel_runs = 0  # kills and runs of mutants no saved input infected (timed)
         # the mutants some saved input infects (see _mutation_analysis)
         self._corpus_infected: set[int] = set()
         self._favored: list[Entry] = []
@@ -321,8 +315,7 @@ class Fuzzer:
         complete = False
         if self.analysis is not None and self._mutation_phase():
             name = self.corpus.next_name()
-            killed, left = self._mutation_analysis(decoded.value, original, name, new_cov, t2)
-            complete = left is not None and not left
+            killed, complete = self._mutation_analysis(decoded.value, original, name, new_cov, t2)
         if not new_cov and not killed:
             return None
         t4 = time.perf_counter()
@@ -336,9 +329,6 @@ class Fuzzer:
                       new_coverage=new_cov, kills=kills, trial=self.stats.trials, value=decoded.value,
                       judged=complete)
         self.corpus.add(entry, text)
-        if self.analysis is not None and not complete and self._timed_share():
-            # its mutants run later, before any coverage-neutral input's (see _judge_queued)
-            self._enqueue(entry, original, left)
         if entry.favored:
             self._favored.append(entry)
         stats.seconds_corpus += time.perf_counter() - t4
@@ -355,122 +345,73 @@ class Fuzzer:
         return self.share.share if self.config.mutant_share is None else self.config.mutant_share
 
     def _mutation_analysis(self, value: Any, original: RunResult, name: str, new_cov: int,
-                           now: float) -> tuple[list[int], list[int] | None]:
-        """Under mutation guidance: run `value`'s mutants as the share allows; (the mutants killed, those selected
-        but not run: None when the input was not analysed).
+                           now: float) -> tuple[list[int], bool]:
+        """Under mutation guidance: run `value`'s mutants; (the mutants killed, whether every mutant selected for
+        it ran: the final pass, `finish_judging`, runs the others).
 
-        Under a time budget, mutation analysis (probed runs, selection, mutant runs) takes at most the
-        share of the time (`_share`), one batch at least a second.  An input that adds coverage is saved:
-        it always gets its probed run (the mutants it infects join `_corpus_infected`), and the mutants
-        its batch leaves out are queued.  Every other coverage-neutral input's slot goes to the queue
-        (`_judge_queued`): the corpus's own kills are to be known before a neutral input's mutants are
-        chosen.  A neutral input runs only mutants no queued input is still to run, the mutants no
-        saved input infects first (pruning is sound: the corpus cannot kill those), so each of its
-        kills is one the corpus does not make: what Mu2's feedback adds over coverage's.
+        Under a trial budget every input runs every mutant Algorithm 4 selects (reproducible).  Under a
+        time budget the corpus is judged at the end, as coverage guidance's is, and the campaign spends
+        its mutant runs where they add to that judgement: an input that adds coverage gets its probed run
+        only (the mutants it infects join `_corpus_infected`); a coverage-neutral input, while mutation
+        analysis has taken at most its share of the time (`_share`), runs the selected mutants no saved
+        input infects.  Pruning is sound, so the corpus cannot kill those: each kill is one coverage
+        guidance's corpus would not have, which is what Mu2's feedback adds.  An input whose probe finds
+        no such mutant costs one probed run.
         """
         analysis, stats = self.analysis, self.stats
         assert analysis is not None
         timed = self._timed_share()
-        allowed = self._share() * (now - self._start) - stats.seconds_analysis if timed else 1.0
-        if allowed < 0 and not new_cov:
-            return [], None
-        if self._queue and not new_cov and self._turn_to_judge:
-            # slots alternate between the queue and neutral inputs: a queue slowed by looping mutants (each
-            # costs its whole timeout) must not starve the neutral inputs, whose mutants are chosen apart
-            self._turn_to_judge = False
-            self._judge_queued(allowed)
-            stats.seconds_analysis += time.perf_counter() - now
-            return [], None
+        if timed and not new_cov and stats.seconds_analysis > self._share() * (now - self._start):
+            return [], False
         stats.analysed += 1
-        self._turn_to_judge = True
         _, reached, infected = analysis.run_original(value)
         tp = time.perf_counter()
         stats.seconds_probed += tp - now
-        if new_cov:
-            self._corpus_infected |= infected
         killed: list[int] = []
-        sel = analysis.select(reached, infected)
-        stats.run_this_input = len(sel.run)
-        stats.pruned_execution += sel.pruned_execution
-        stats.pruned_infection += sel.pruned_infection
-        stats.filtered += sel.filtered
-        if not new_cov and self._pending:
-            sel.run = [i for i in sel.run if not self._pending[i]]
-        ran = 0
-        if allowed >= 0:
+        complete = False
+        if not (timed and new_cov):
+            sel = analysis.select(reached, infected)
+            stats.pruned_execution += sel.pruned_execution
+            stats.pruned_infection += sel.pruned_infection
+            stats.filtered += sel.filtered
             stop_at = self._stop_at
             if timed:
-                # one input's batch may not take the exploration's share either (a target with thousands of
-                # reachable mutants would spend the whole budget on its first input); the mutants no saved
-                # input infects go first, then the least executed, so those left out now are first next time
+                covered = self._corpus_infected
+                sel.run = [i for i in sel.run if i not in covered]
+                # a batch may not take exploration's time either (thousands of mutants reached at once): it
+                # stops at its share of the time, at least a second; the least executed go first
+                allowed = self._share() * (tp - self._start) - stats.seconds_analysis
                 batch_end = time.monotonic() + max(1.0, allowed)
                 stop_at = batch_end if stop_at is None else min(stop_at, batch_end)
-                executions, covered = analysis.executions, self._corpus_infected
-                sel.run.sort(key=lambda i: (i in covered, executions[i], i))
+                executions = analysis.executions
+                sel.run.sort(key=lambda i: (executions[i], i))
+            stats.run_this_input = len(sel.run)
             t3 = time.perf_counter()
             stats.seconds_selection += t3 - tp
             runs_before = analysis.mutant_runs
             killed = analysis.run_selected(sel, value, original, name, stop_at=stop_at)
             stats.seconds_mutants += time.perf_counter() - t3
             stats.mutant_runs = analysis.mutant_runs
-            ran = analysis.mutant_runs - runs_before
-            if killed and not new_cov:
-                self._corpus_infected |= infected  # the input is saved: what it infects, the corpus now reaches
-        left = sel.run[ran:]
-        if sel.filtered or sel.deferred_static:
-            left = left or [-1]  # not judged: mutants were left out (the final pass runs them, see finish_judging)
+            # complete only when nothing was left out: not under a time budget, where mutants are chosen
+            complete = (not timed and analysis.mutant_runs - runs_before == len(sel.run) and not sel.filtered
+                        and not sel.deferred_static)
+        if new_cov or killed:
+            # the input is saved: the mutants it infects are the corpus's to kill from now on
+            novel = len(infected - self._corpus_infected)
+            self._corpus_infected |= infected
         spent = time.perf_counter() - now
         stats.seconds_analysis += spent
-        # what each use of time earned (see mu2py.share): an input that adds coverage is exploration's find,
-        # judged on exploration's account; a neutral input's kills are the mutant runs' own
         if new_cov:
-            self.share.explore.kills += len(killed)
+            # exploration's yield (see mu2py.share): a saved input's kills are known once it is judged, at the
+            # end; meanwhile they are estimated as the mutants it is the first to infect, times the rate at
+            # which such mutants died where they ran (on neutral inputs; one in two before any ran)
+            self.share.explore.kills += novel * (self._novel_kills + 1) / (self._novel_runs + 2)
         else:
             stats.seconds_neutral += spent
             self.share.mutants.kills += len(killed)
-        return killed, left
-
-    def _enqueue(self, entry: Entry, original: RunResult, left: list[int] | None) -> None:
-        """Queue a saved input whose mutants did not all run (None: none ran)."""
-        analysis = self.analysis
-        assert analysis is not None
-        if left is None:
-            _, reached, infected = analysis.run_original(entry.value)
-            left = analysis.select(reached, infected).run
-        if -1 in left:
-            self._partial.add(entry.name)
-            left = [i for i in left if i >= 0]
-        for i in left:
-            self._pending[i] += 1
-        self._queue.append((entry, original, left))
-
-    def _judge_queued(self, allowed: float) -> None:
-        """Run the queued saved input's mutants that are still alive, for at most `max(1, allowed)` seconds."""
-        analysis = self.analysis
-        assert analysis is not None
-        entry, original, left = self._queue[0]
-        alive = [i for i in left if i not in analysis.kills]
-        stop_at = time.monotonic() + max(1.0, allowed)
-        if self._stop_at is not None:
-            stop_at = min(stop_at, self._stop_at)
-        runs_before = analysis.mutant_runs
-        t = time.perf_counter()
-        killed = analysis.run_selected(Selection(run=alive), entry.value, original, entry.name, stop_at=stop_at)
-        self.stats.seconds_mutants += time.perf_counter() - t
-        self.stats.mutant_runs = analysis.mutant_runs
-        ran = analysis.mutant_runs - runs_before
-        done = set(left) - set(alive[ran:])
-        for i in done:
-            self._pending[i] -= 1
-        self._queue[0] = (entry, original, alive[ran:])
-        if not alive[ran:]:
-            self._queue.popleft()
-            entry.judged = entry.name not in self._partial
-        if killed:
-            self.share.explore.kills += len(killed)
-            self._record_kills(entry, killed)
-        elif not alive[ran:]:
-            self.corpus.write_index()
+            self._novel_kills += len(killed)
+            self._novel_runs += analysis.mutant_runs - runs_before if timed else 0
+        return killed, complete
 
     def _record_kills(self, entry: Entry, killed: list[int]) -> None:
         """Add kills made by judging an already saved input to its index entry (favored from now on)."""
@@ -483,8 +424,8 @@ class Fuzzer:
         self.corpus.write_index()
 
     def _update_share(self, elapsed: float) -> None:
-        """Charge the seconds since the last call to exploration (judging saved inputs included) or to mutant runs
-        on coverage-neutral inputs, then age both yields."""
+        """Charge the seconds since the last call to exploration or to mutation analysis of coverage-neutral
+        inputs, then age both yields."""
         spent = elapsed - self._share_elapsed
         neutral = self.stats.seconds_neutral - self._share_neutral
         self.share.explore.seconds += max(0.0, spent - neutral)
@@ -579,7 +520,6 @@ class Fuzzer:
         plot_rows = self._read_plot(out / "plot_data.csv")
         self._read_failures(out / "failures")
         entries = self.corpus.load()
-        unjudged: list[tuple[Entry, RunResult]] = []
         for entry in entries:
             decoded = self.source.decode(entry.choices, self.rng)
             if decoded is None:
@@ -590,20 +530,15 @@ class Fuzzer:
             if entry.favored:
                 self._favored.append(entry)
             self._succeeded = True  # a saved corpus proves the driver works
-            original = self._run_original(decoded.value)
+            self._run_original(decoded.value)
             self.coverage.collect()
             if self.analysis is not None:
-                if not entry.judged:
-                    unjudged.append((entry, original))
                 # the sites it reached (for the report) and the mutants it infects (see _mutation_analysis)
                 self._corpus_infected |= self.analysis.run_original(decoded.value)[2]
                 for mutant_id, reason in entry.kills.items():
                     index = self.analysis.program.index.get(mutant_id)
                     if index is not None:
                         self.analysis.add_kill(index, Kill(entry.name, KillReason(reason)))
-        if self._timed_share():
-            for entry, original in unjudged:  # after every kill is restored: only live mutants are queued
-                self._enqueue(entry, original, None)
         if stats:
             for name, value in stats.items():
                 if name in Stats.__dataclass_fields__:
@@ -682,8 +617,6 @@ class Fuzzer:
             if killed:
                 self._record_kills(entry, killed)
             self.stats.mutant_runs = analysis.mutant_runs
-        self._queue.clear()
-        self._pending.clear()
         if pending:
             self.corpus.write_index()
         return len(pending)
