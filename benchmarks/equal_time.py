@@ -27,6 +27,8 @@ TARGETS = {
     "toml": "targets.toml.driver:parse",
     "chocopy": "targets.chocopy.fuzzing:check",
     "sqlparse": "targets.sqlparse.driver:parse",  # pip install '.[bench]'
+    "jmespath": "targets.jmespath.driver:search",  # pip install '.[bench]'
+    "tinycss2": "targets.tinycss2.driver:parse",  # pip install '.[bench]'
 }
 ROOT = Path(__file__).resolve().parents[1]
 
