@@ -28,6 +28,8 @@ TARGETS = {
     "chocopy": "targets.chocopy.fuzzing:check",
     "urlparse": "targets.urlparse.driver:split",
     "sqlparse": "targets.sqlparse.driver:parse",  # pip install '.[bench]'
+    "jmespath": "targets.jmespath.driver:search",  # pip install '.[bench]'
+    "tinycss2": "targets.tinycss2.driver:parse",  # pip install '.[bench]'
 }
 ROOT = Path(__file__).resolve().parents[1]
 

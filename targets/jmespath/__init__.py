@@ -1,0 +1,1 @@
+"""jmespath (a pure-Python JSON query language from PyPI: lexer, parser, interpreter) as a target."""

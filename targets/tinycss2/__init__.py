@@ -1,0 +1,1 @@
+"""tinycss2 (a pure-Python CSS tokenizer and parser from PyPI) as a target."""
