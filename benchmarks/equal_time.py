@@ -58,7 +58,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--time", type=float, default=60.0, help="seconds per campaign (60)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
-    parser.add_argument("--targets", nargs="+", default=["json", "toml", "chocopy", "sqlparse"], choices=TARGETS)
+    parser.add_argument("--targets", nargs="+", default=["json", "toml", "chocopy", "urlparse", "jmespath", "tinycss2"],
+                        choices=TARGETS)
     parser.add_argument("--variants", nargs="+", default=["default", "coverage"])
     args = parser.parse_args()
     variants = list(dict.fromkeys(["coverage", *args.variants]))
