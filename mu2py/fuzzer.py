@@ -95,7 +95,7 @@ class Stats:
     valid: int = 0
     invalid: int = 0
     duplicates: int = 0  # children that decoded to an input already tried: nothing ran
-    analysed: int = 0  # inputs whose mutants ran
+    analysed: int = 0  # inputs the probed original ran on (their mutants too, where the share allowed)
     share: float = 0.5  # the share of time mutation analysis may take, as last measured (see mu2py.share)
     failures: int = 0
     mutant_runs: int = 0
