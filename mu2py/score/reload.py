@@ -412,12 +412,15 @@ def _rebind_everywhere(reload: Reload, old: Any, new: Any, modules: dict[str, ty
 
 def _check_unreferenced(reload: Reload, replaced: list[tuple[str, Any]], changed: list[Any]) -> None:
     """Any holder of a replaced original other than this bookkeeping (a default, a container) is a doubt."""
-    ours = {id(reload.saved), id(reload.undo), id(reload.keep), id(changed), id(replaced),
+    # the originals in one tuple of ours, passed as is: `get_referrers(*generator)` builds an argument tuple
+    # that Python 3.13 reports as a referrer of every original in it
+    originals = tuple(old for _, old in replaced)
+    ours = {id(reload.saved), id(reload.undo), id(reload.keep), id(changed), id(replaced), id(originals),
             *map(id, changed), *map(id, replaced), *map(id, reload.undo), *map(id, _ignored_referrers()),
             *(id(entry[3]) for entry in reload.undo), *(id(entry[1]) for entry in changed),
             id(reload.bookkeeping), *map(id, reload.bookkeeping)}
     for attempt in range(2):
-        holders = [h for h in gc.get_referrers(*(old for _, old in replaced))
+        holders = [h for h in gc.get_referrers(*originals)
                    if id(h) not in ours and not isinstance(h, types.FrameType)]
         if not holders:
             return
