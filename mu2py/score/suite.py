@@ -121,6 +121,7 @@ def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
 
 _HOST: _Host | None = None
 _fired = False
+_subtest_failed = False  # a subtest of the test `run_test` is running failed (see `_HostPlugin`)
 last_skipped = False  # the latest `run_test` passed by skipping (a skip or skipif mark, pytest.skip())
 EXAMPLE_TIMEOUT = 1.0  # the least time one example of a @given test gets under a judged run
 
@@ -183,6 +184,14 @@ class _HostPlugin:
         self.served = True
         self.serve()
         return True
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        # `run_test` does not log its test's own reports: what is logged while it runs comes from inside the
+        # test, a subtest (unittest's `self.subTest`, the `subtests` fixture) reported on its own.  pytest 9
+        # leaves the test's call report passed when one fails; a plain run fails, and so must a judged run
+        global _subtest_failed
+        if report.failed and not hasattr(report, "wasxfail"):
+            _subtest_failed = True
 
 
 def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
@@ -348,8 +357,8 @@ def run_test(item: Any, timeout: float | None) -> str:
     state = _state()
     _fresh_start(state)
     _restore_params(state, item)
-    global _fired, last_skipped
-    _fired = last_skipped = False
+    global _fired, _subtest_failed, last_skipped
+    _fired = _subtest_failed = last_skipped = False
     given.fired_outside = False
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     if timeout:
@@ -371,7 +380,7 @@ def run_test(item: Any, timeout: float | None) -> str:
         if given.fired_outside:
             request_restart()  # the alarm may have interrupted pytest's own bookkeeping
         return "timeout"
-    failed = any(r.failed for r in reports)
+    failed = _subtest_failed or any(r.failed for r in reports)
     last_skipped = not failed and any(r.skipped for r in reports)
     return "failed" if failed else "passed"
 
@@ -669,15 +678,25 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
                     return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>",
                             "tests_run": max(ran, 1)}
                 if code == 1 or (code != 0 and decisive and selection is selections[-1][0]):
-                    failed = next((line.split(" ", 1)[1].split(" - ")[0] for line in output.splitlines()
-                                   if line.startswith("FAILED ") or line.startswith("ERROR ")),
-                                  "<suite in a fresh interpreter>")
-                    return {"status": "killed", "killed_by": failed, "tests_run": max(ran, 1)}
+                    return {"status": "killed", "killed_by": _failed_test(output), "tests_run": max(ran, 1)}
                 if code == 0 and decisive:
                     return {"status": "survived", "killed_by": None, "tests_run": ran}
         finally:
             _restore_tree(state)
     return {"status": "survived", "killed_by": None, "tests_run": before}
+
+
+def _failed_test(output: str) -> str:
+    """The first failing test a quiet pytest session's summary names (a failed subtest names its test)."""
+    for line in output.splitlines():
+        head = line.split(" - ")[0]
+        if line.startswith(("FAILED ", "ERROR ")):
+            return head.split(" ", 1)[1]
+        if line.startswith("SUBFAILED"):
+            # `SUBFAILED[msg] (i=2) path::Class::test`: the subtest's description comes first; a node id has
+            # no space in it unless a parameter id does, which a subtest line cannot tell apart
+            return head.rsplit(" ", 1)[-1]
+    return "<suite in a fresh interpreter>"
 
 
 def _count_run(output: str) -> int:
