@@ -41,7 +41,7 @@ from mu2py.engine.runs import Timeout
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
-from mu2py.score import given
+from mu2py.score import given, ports
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import ReloadError, reload_in_place
@@ -122,6 +122,7 @@ def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
 _HOST: _Host | None = None
 _fired = False
 _subtest_failed = False  # a subtest of the test `run_test` is running failed (see `_HostPlugin`)
+_testing = False  # `run_test` is running a test
 last_skipped = False  # the latest `run_test` passed by skipping (a skip or skipif mark, pytest.skip())
 EXAMPLE_TIMEOUT = 1.0  # the least time one example of a @given test gets under a judged run
 
@@ -245,6 +246,10 @@ def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event == "socket.bind":
+        if _testing and ports.fixed_address(args[1]):
+            ports.hold()  # until the test ends: no other worker's test binds meanwhile (see `ports`)
+        return
     host = _HOST
     if event != "open" or host is None or host.opened is None or host.sandbox is None:
         return
@@ -357,7 +362,7 @@ def run_test(item: Any, timeout: float | None) -> str:
     state = _state()
     _fresh_start(state)
     _restore_params(state, item)
-    global _fired, _subtest_failed, last_skipped
+    global _fired, _subtest_failed, _testing, last_skipped
     _fired = _subtest_failed = last_skipped = False
     given.fired_outside = False
     previous = signal.signal(signal.SIGALRM, _on_alarm)
@@ -365,6 +370,7 @@ def run_test(item: Any, timeout: float | None) -> str:
         # a @given test's examples: each at most a fifth of the whole (twice the original's full run)
         given.limit = max(EXAMPLE_TIMEOUT, timeout / 5)
         signal.setitimer(signal.ITIMER_REAL, timeout)
+    _testing = True
     try:
         reports = runtestprotocol(item, nextitem=None, log=False)
     except Timeout:
@@ -373,9 +379,11 @@ def run_test(item: Any, timeout: float | None) -> str:
         request_restart()
         return "failed"  # checked on the original by the caller, then judged in a fresh interpreter
     finally:
+        _testing = False
         given.limit = None
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        ports.release()
     if _fired:
         if given.fired_outside:
             request_restart()  # the alarm may have interrupted pytest's own bookkeeping
@@ -638,6 +646,32 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             module.__path__ = [os.path.dirname(_spec["file"])]
         exec(compile(_spec["source"], _spec["file"], "exec"), module.__dict__)
 sys.meta_path.insert(0, _Finder())
+# a test that binds a fixed address holds the score workers' bind lock until it ends (see mu2py.score.ports)
+import fcntl, threading, pytest
+_bind = {"fd": None, "guard": threading.Lock()}
+def _on_bind(event, args):
+    if event != "socket.bind":
+        return
+    address = args[1]
+    fixed = address[1] != 0 if isinstance(address, tuple) and len(address) >= 2 \
+        and isinstance(address[1], int) else bool(address)
+    with _bind["guard"]:
+        if fixed and _bind["fd"] is None:
+            fd = os.open(_spec["bind_lock"], os.O_RDONLY | os.O_CREAT, 0o666)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            _bind["fd"] = fd
+sys.addaudithook(_on_bind)
+class _BindRelease:
+    def pytest_runtest_logfinish(self, nodeid, location):
+        with _bind["guard"]:
+            if _bind["fd"] is not None:
+                os.close(_bind["fd"])
+                _bind["fd"] = None
+_pytest_main = pytest.main
+def _main(args=None, plugins=None):
+    pytest.main = _pytest_main  # the session's own tests see pytest as it is
+    return _pytest_main(args, [*(plugins or ()), _BindRelease()])
+pytest.main = _main
 '''
 
 
@@ -658,7 +692,7 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="mu2py-isolated-") as tmp:
         spec_path = Path(tmp) / "spec.json"
         spec_path.write_text(json.dumps({"module": m.module, "file": info.file, "is_package": info.is_package,
-                                         "source": program.mutant_source(m.id)}))
+                                         "source": program.mutant_source(m.id), "bind_lock": ports.LOCK_FILE}))
         before = unit.get("tests_run", 0)  # tests the mutant already passed in place
         selections: list[tuple[list[str], bool]] = []
         if unit.get("only"):

@@ -1,0 +1,68 @@
+"""A machine-wide lock that keeps tests binding a fixed address from running at once in two score workers.
+
+Score workers run the suite in parallel; a plain pytest run runs one test at a time.  A test
+that binds a fixed port (a server's test) then fails in one worker because another worker's
+run of it holds the port, and the check that a killing test passes again on the original
+runs after the other one let go: the collision counted as a kill.  So a test holds this lock
+(an advisory lock on one file in the temporary folder, shared by every score worker and fresh
+interpreter on the machine) from its first bind of a fixed address to its end; meanwhile another
+test that binds one waits, its timeout paused.
+
+Invariant: a process holds the lock only while one of its tests runs (`release` at its end;
+a process that dies releases it with its file descriptors).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import tempfile
+import threading
+from typing import Any
+
+LOCK_FILE = os.path.join(tempfile.gettempdir(), "mu2py-bind.lock")
+
+_held: int | None = None  # the lock file's descriptor while this process holds the lock
+_guard = threading.Lock()  # two threads of one test binding at once: one takes the lock for both
+
+
+def fixed_address(address: Any) -> bool:
+    """Whether binding `address` takes something another process may bind too (port 0 asks for a free port)."""
+    if isinstance(address, tuple) and len(address) >= 2 and isinstance(address[1], int):
+        return address[1] != 0
+    return bool(address)  # a Unix socket's path
+
+
+def hold() -> None:
+    """Take the lock for the running test (once; it waits for another process's test to end).
+
+    The wait is not the test's time: the interval timer that times tests out is paused meanwhile.
+    """
+    global _held
+    with _guard:
+        if _held is not None:
+            return
+        try:
+            fd = os.open(LOCK_FILE, os.O_RDONLY | os.O_CREAT, 0o666)
+        except OSError:
+            return  # no shared file to lock: the test binds as it would have
+        remaining, interval = signal.setitimer(signal.ITIMER_REAL, 0)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        finally:
+            if remaining:
+                signal.setitimer(signal.ITIMER_REAL, remaining, interval)
+        _held = fd
+
+
+def release() -> None:
+    """Let go of the lock at the end of a test (nothing when it was not taken)."""
+    global _held
+    with _guard:
+        if _held is not None:
+            os.close(_held)  # closing the only descriptor of the file's lock releases it
+            _held = None
