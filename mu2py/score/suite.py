@@ -23,6 +23,7 @@ interrupting pytest itself) asks for its worker to be replaced.
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -356,14 +357,15 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 def run_test(item: Any, timeout: float | None) -> str:
-    """Run one collected test from its fresh start (`_fresh_start`): "passed", "failed" (any phase) or "timeout"."""
+    """Run one collected test from its fresh start (`_fresh_start`): "passed", "failed" (any phase), "timeout",
+    or "busy" when it gave up waiting to bind a fixed address (see `ports`: the run says nothing)."""
     from _pytest.runner import runtestprotocol
 
     state = _state()
     _fresh_start(state)
     _restore_params(state, item)
     global _fired, _subtest_failed, _testing, last_skipped
-    _fired = _subtest_failed = last_skipped = False
+    _fired = _subtest_failed = last_skipped = ports.busy = False
     given.fired_outside = False
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     if timeout:
@@ -373,7 +375,7 @@ def run_test(item: Any, timeout: float | None) -> str:
     _testing = True
     try:
         reports = runtestprotocol(item, nextitem=None, log=False)
-    except Timeout:
+    except (Timeout, ports.Busy):
         reports = []
     except Exception:  # noqa: BLE001 - pytest's own reporting broke (a mutant disturbed what it relies on)
         request_restart()
@@ -384,6 +386,8 @@ def run_test(item: Any, timeout: float | None) -> str:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         ports.release()
+    if ports.busy:
+        return "busy"
     if _fired:
         if given.fired_outside:
             request_restart()  # the alarm may have interrupted pytest's own bookkeeping
@@ -469,6 +473,8 @@ def _run_tests(state: _Host, tests: list[tuple[str, float]], survived: dict[str,
     """Run `tests` (node id, timeout) until one fails or times out; `survived` is the verdict if none does."""
     for run, (nodeid, timeout, position) in enumerate(tests, start=1):
         outcome = run_test(_item(state, nodeid, position), timeout)
+        if outcome == "busy":
+            return _busy(nodeid)
         if outcome != "passed":
             return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid, "tests_run": run,
                     "position": position}
@@ -479,10 +485,18 @@ def _checked(state: _Host, verdict: dict[str, Any]) -> dict[str, Any]:
     """A kill stands only if its test passes on the restored original; else this worker's state is corrupt."""
     if verdict["status"] != "killed":
         return verdict
-    if run_test(_item(state, verdict["killed_by"], verdict.get("position")), None) != "passed":
+    outcome = run_test(_item(state, verdict["killed_by"], verdict.get("position")), None)
+    if outcome == "busy":
+        return _busy(verdict["killed_by"])
+    if outcome != "passed":
         request_restart()
         return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
     return verdict
+
+
+def _busy(nodeid: str) -> dict[str, Any]:
+    """No verdict: the test waited past the unit's budget to bind a fixed address (the unit runs again later)."""
+    return {"status": "retry", "why": f"{nodeid} waited too long for another worker's test to let go of an address"}
 
 
 def mutant(unit: dict[str, Any]) -> dict[str, Any]:
@@ -532,6 +546,8 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         return code
     graph, modules = _import_graph(state)
     executed = _executed(state)  # recorded on the original, before any reload in this worker
+    if executed is None:
+        return _busy("a test")
     try:
         assert state.containers is not None
         reloaded = reload_in_place(sys.modules[m.module], code, graph, modules,
@@ -564,9 +580,10 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
     return _judged_fresh(unit, verdict, damaged)
 
 
-def _executed(state: _Host) -> list[frozenset[Any]]:
+def _executed(state: _Host) -> list[frozenset[Any]] | None:
     """Per test, in collection order, the code objects from under the project root it runs (recorded once per
-    worker, each test from its fresh start, by running the suite on the original under a profile hook)."""
+    worker, each test from its fresh start, by running the suite on the original under a profile hook); None
+    when a test gave up waiting to bind (a record cut short would hide the code the test runs)."""
     if state.executed is None:
         _, modules = _import_graph(state)
         files = {f for m in modules.values() for f in (m.__file__, os.path.realpath(m.__file__ or ""))}
@@ -580,9 +597,12 @@ def _executed(state: _Host) -> list[frozenset[Any]]:
 
             sys.setprofile(record)
             try:
-                run_test(item, None)
+                outcome = run_test(item, None)
             finally:
                 sys.setprofile(None)
+            if outcome == "busy":
+                _restore_tree(state)
+                return None
             executed.append(frozenset(seen))
         state.executed = executed
         _restore_tree(state)
@@ -776,6 +796,8 @@ UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
     """Dispatch a unit by its `kind` (the function every score worker runs); the result says how long it took."""
     start = time.perf_counter()
+    # the baseline has no deadline; every other unit's allows its tests' timeouts and 30 s more
+    ports.new_unit(math.inf if unit["kind"] == "baseline" else ports.WAIT_BUDGET)
     try:
         result = UNITS[unit["kind"]](unit)
     finally:

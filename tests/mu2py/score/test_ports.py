@@ -48,22 +48,29 @@ def test_a_port_collision_between_workers_kills_no_mutant(project, capsys, impor
     assert {"reload": "reexec", "fresh": "isolated"}[import_time] in {m["mode"] for m in report["mutants"]}
 
 
+def _hold_elsewhere(lock, seconds):
+    """Another process holding the lock for `seconds`, once it has it."""
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, os, sys, time\n"
+        f"fd = os.open({str(lock)!r}, os.O_RDONLY | os.O_CREAT)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
+        "print('held', flush=True)\n"
+        f"time.sleep({seconds})\n")], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline() == "held\n"
+    return holder
+
+
 def test_the_lock_waits_for_another_process_and_pauses_the_timeout(tmp_path, monkeypatch):
     assert not ports.fixed_address(("127.0.0.1", 0)) and not ports.fixed_address(("::1", 0, 0, 0))
     assert ports.fixed_address(("127.0.0.1", 8080)) and ports.fixed_address("/tmp/server.sock")
     assert not ports.fixed_address("")  # a Unix socket the system names
     lock = tmp_path / "bind.lock"
     monkeypatch.setattr(ports, "LOCK_FILE", str(lock))
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import fcntl, os, sys, time\n"
-        f"fd = os.open({str(lock)!r}, os.O_RDONLY | os.O_CREAT)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX)\n"
-        "print('held', flush=True)\n"
-        "time.sleep(1.0)\n")], stdout=subprocess.PIPE, text=True)
+    monkeypatch.setattr(ports, "budget", float("inf"))
+    holder = _hold_elsewhere(lock, 1.0)
     fired = []
     previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(time.monotonic()))
     try:
-        assert holder.stdout.readline() == "held\n"
         signal.setitimer(signal.ITIMER_REAL, 0.5)  # a test's timeout, shorter than the other's hold
         start = time.monotonic()
         ports.hold()
@@ -82,5 +89,28 @@ def test_the_lock_waits_for_another_process_and_pauses_the_timeout(tmp_path, mon
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        holder.kill()
+        holder.wait()
+
+
+def test_a_wait_past_the_units_budget_gives_up(tmp_path, monkeypatch):
+    """A unit's deadline allows 30 s more than its tests' timeouts: past its budget a bind gives up (`busy`), and
+    the unit is judged again later, instead of its worker being killed as hung (a false timeout)."""
+    lock = tmp_path / "bind.lock"
+    monkeypatch.setattr(ports, "LOCK_FILE", str(lock))
+    monkeypatch.setattr(ports, "busy", False)
+    holder = _hold_elsewhere(lock, 5.0)
+    try:
+        ports.new_unit(0.3)
+        start = time.monotonic()
+        with pytest.raises(ports.Busy):
+            ports.hold()
+        assert 0.3 <= time.monotonic() - start < 3 and ports.busy
+        assert ports.budget == 0
+        with pytest.raises(ports.Busy):  # the budget is the unit's: the next bind gives up at once
+            ports.hold()
+        ports.release()  # nothing held: nothing to do
+    finally:
+        ports.new_unit(float("inf"))
         holder.kill()
         holder.wait()
