@@ -24,6 +24,7 @@ import json
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from types import FrameType
@@ -33,7 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # targets/ and grammars/ are importable from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-import picire  # noqa: E402
+with warnings.catch_warnings():
+    # picire imports pkg_resources (hence setuptools<81 in the extras), which warns that it is deprecated
+    warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
+    import picire
 
 from bonsai.bounds import Bounds  # noqa: E402
 from bonsai.generator import BoundedGenerator  # noqa: E402

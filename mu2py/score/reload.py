@@ -76,6 +76,8 @@ class Reload:
     data_changed: set[int] = field(default_factory=set)  # ids of merged classes whose data attributes changed
     changed_codes: set[types.CodeType] = field(default_factory=set)  # original code of functions that changed
     changed_names: set[str] = field(default_factory=set)  # names and attribute names bound to something new
+    project: frozenset[str] = frozenset()  # the modules whose code `observed_by` is asked about (see below)
+    read_elsewhere: set[str] = field(default_factory=set)  # changed attributes code outside `project` may read
 
     def observed_by(self, code: types.CodeType) -> bool:
         """Whether running `code` can see this reload's changes: it is a changed function's code, or reads by
@@ -85,9 +87,12 @@ class Reload:
 
     @property
     def observable_by_name(self) -> bool:
-        """False when a change works through a special method or module hook (`__eq__ = None`, `__getattr__`),
-        which no name in the reading code reveals: then every test may observe it."""
-        return not any(n.startswith("__") and n.endswith("__") and n not in _DATA_DUNDERS for n in self.changed_names)
+        """False when some code that no name in the project's code reveals may read a change, so that every
+        test may observe it: a special method or module hook (`__eq__ = None`, `__getattr__`), or an attribute
+        of a class whose base class is not the project's (`allow_reuse_address` of a `TCPServer` subclass is
+        read by socketserver's code, a csv dialect's `delimiter` by C code)."""
+        return not self.read_elsewhere and not any(
+            n.startswith("__") and n.endswith("__") and n not in _DATA_DUNDERS for n in self.changed_names)
 
     def restore(self) -> None:
         """Undo every merge and rebinding (in reverse), then put the module namespace back."""
@@ -253,14 +258,21 @@ class Reload:
         if vars(old).get("__slots__") != vars(new).get("__slots__"):
             return False
         self._remember(old, new)
+        # inherited code from outside the project reads the class's attributes (by name, or from C): what it
+        # runs is not recorded, so it reveals no reader
+        foreign = any(base is not object and base.__module__ not in self.project for base in old.__mro__[1:])
         for key in (set(vars(old)) | set(vars(new))) - _CLASS_OWN:
             before, after = vars(old).get(key, _MISSING), vars(new).get(key, _MISSING)
             if after is _MISSING:
                 self._del_attr(old, key)
                 self.changed_names.add(key)
+                if foreign:
+                    self.read_elsewhere.add(key)
             elif before is _MISSING or not (self._same(before, after) or self.merge(before, after)
                                             or self.equivalent(before, after)):
                 self.changed_names.add(key)
+                if foreign:
+                    self.read_elsewhere.add(key)
                 if isinstance(after, (types.MemberDescriptorType, types.GetSetDescriptorType)):
                     return False
                 if not callable(after) and not isinstance(after, (staticmethod, classmethod, property)):
@@ -310,7 +322,8 @@ def reload_in_place(module: types.ModuleType, code: types.CodeType, graph: Impor
     everything is restored and `ReloadError` is raised.
     """
     namespace = vars(module)
-    reload = Reload(module, dict(namespace), bookkeeping=list(bookkeeping or ()), ran_at_import=ran_at_import)
+    reload = Reload(module, dict(namespace), bookkeeping=list(bookkeeping or ()), ran_at_import=ran_at_import,
+                    project=frozenset(modules))
     # the body runs in an emptied namespace, as on a fresh import: a name the mutant no longer binds
     # (`if sys.version_info >= (3,): unicode = str` negated) must be missing, not left over
     namespace.clear()
@@ -412,12 +425,15 @@ def _rebind_everywhere(reload: Reload, old: Any, new: Any, modules: dict[str, ty
 
 def _check_unreferenced(reload: Reload, replaced: list[tuple[str, Any]], changed: list[Any]) -> None:
     """Any holder of a replaced original other than this bookkeeping (a default, a container) is a doubt."""
-    ours = {id(reload.saved), id(reload.undo), id(reload.keep), id(changed), id(replaced),
+    # the originals in one tuple of ours, passed as is: `get_referrers(*generator)` builds an argument tuple
+    # that Python 3.13 reports as a referrer of every original in it
+    originals = tuple(old for _, old in replaced)
+    ours = {id(reload.saved), id(reload.undo), id(reload.keep), id(changed), id(replaced), id(originals),
             *map(id, changed), *map(id, replaced), *map(id, reload.undo), *map(id, _ignored_referrers()),
             *(id(entry[3]) for entry in reload.undo), *(id(entry[1]) for entry in changed),
             id(reload.bookkeeping), *map(id, reload.bookkeeping)}
     for attempt in range(2):
-        holders = [h for h in gc.get_referrers(*(old for _, old in replaced))
+        holders = [h for h in gc.get_referrers(*originals)
                    if id(h) not in ours and not isinstance(h, types.FrameType)]
         if not holders:
             return

@@ -23,6 +23,7 @@ interrupting pytest itself) asks for its worker to be replaced.
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -41,7 +42,7 @@ from mu2py.engine.runs import Timeout
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
-from mu2py.score import given
+from mu2py.score import given, ports
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import ReloadError, reload_in_place
@@ -121,6 +122,8 @@ def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
 
 _HOST: _Host | None = None
 _fired = False
+_subtest_failed = False  # a subtest of the test `run_test` is running failed (see `_HostPlugin`)
+_testing = False  # `run_test` is running a test
 last_skipped = False  # the latest `run_test` passed by skipping (a skip or skipif mark, pytest.skip())
 EXAMPLE_TIMEOUT = 1.0  # the least time one example of a @given test gets under a judged run
 
@@ -184,6 +187,14 @@ class _HostPlugin:
         self.serve()
         return True
 
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        # `run_test` does not log its test's own reports: what is logged while it runs comes from inside the
+        # test, a subtest (unittest's `self.subTest`, the `subtests` fixture) reported on its own.  pytest 9
+        # leaves the test's call report passed when one fails; a plain run fails, and so must a judged run
+        global _subtest_failed
+        if report.failed and not hasattr(report, "wasxfail"):
+            _subtest_failed = True
+
 
 def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
     """Worker initializer: collect the suite, then run `serve` inside the session (never returns early)."""
@@ -236,6 +247,10 @@ def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event == "socket.bind":
+        if _testing and ports.fixed_address(args[1]):
+            ports.hold()  # until the test ends: no other worker's test binds meanwhile (see `ports`)
+        return
     host = _HOST
     if event != "open" or host is None or host.opened is None or host.sandbox is None:
         return
@@ -342,36 +357,42 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 def run_test(item: Any, timeout: float | None) -> str:
-    """Run one collected test from its fresh start (`_fresh_start`): "passed", "failed" (any phase) or "timeout"."""
+    """Run one collected test from its fresh start (`_fresh_start`): "passed", "failed" (any phase), "timeout",
+    or "busy" when it gave up waiting to bind a fixed address (see `ports`: the run says nothing)."""
     from _pytest.runner import runtestprotocol
 
     state = _state()
     _fresh_start(state)
     _restore_params(state, item)
-    global _fired, last_skipped
-    _fired = last_skipped = False
+    global _fired, _subtest_failed, _testing, last_skipped
+    _fired = _subtest_failed = last_skipped = ports.busy = False
     given.fired_outside = False
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     if timeout:
         # a @given test's examples: each at most a fifth of the whole (twice the original's full run)
         given.limit = max(EXAMPLE_TIMEOUT, timeout / 5)
         signal.setitimer(signal.ITIMER_REAL, timeout)
+    _testing = True
     try:
         reports = runtestprotocol(item, nextitem=None, log=False)
-    except Timeout:
+    except (Timeout, ports.Busy):
         reports = []
     except Exception:  # noqa: BLE001 - pytest's own reporting broke (a mutant disturbed what it relies on)
         request_restart()
         return "failed"  # checked on the original by the caller, then judged in a fresh interpreter
     finally:
+        _testing = False
         given.limit = None
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        ports.release()
+    if ports.busy:
+        return "busy"
     if _fired:
         if given.fired_outside:
             request_restart()  # the alarm may have interrupted pytest's own bookkeeping
         return "timeout"
-    failed = any(r.failed for r in reports)
+    failed = _subtest_failed or any(r.failed for r in reports)
     last_skipped = not failed and any(r.skipped for r in reports)
     return "failed" if failed else "passed"
 
@@ -452,6 +473,8 @@ def _run_tests(state: _Host, tests: list[tuple[str, float]], survived: dict[str,
     """Run `tests` (node id, timeout) until one fails or times out; `survived` is the verdict if none does."""
     for run, (nodeid, timeout, position) in enumerate(tests, start=1):
         outcome = run_test(_item(state, nodeid, position), timeout)
+        if outcome == "busy":
+            return _busy(nodeid)
         if outcome != "passed":
             return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid, "tests_run": run,
                     "position": position}
@@ -462,10 +485,18 @@ def _checked(state: _Host, verdict: dict[str, Any]) -> dict[str, Any]:
     """A kill stands only if its test passes on the restored original; else this worker's state is corrupt."""
     if verdict["status"] != "killed":
         return verdict
-    if run_test(_item(state, verdict["killed_by"], verdict.get("position")), None) != "passed":
+    outcome = run_test(_item(state, verdict["killed_by"], verdict.get("position")), None)
+    if outcome == "busy":
+        return _busy(verdict["killed_by"])
+    if outcome != "passed":
         request_restart()
         return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
     return verdict
+
+
+def _busy(nodeid: str) -> dict[str, Any]:
+    """No verdict: the test waited past the unit's budget to bind a fixed address (the unit runs again later)."""
+    return {"status": "retry", "why": f"{nodeid} waited too long for another worker's test to let go of an address"}
 
 
 def mutant(unit: dict[str, Any]) -> dict[str, Any]:
@@ -515,6 +546,8 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         return code
     graph, modules = _import_graph(state)
     executed = _executed(state)  # recorded on the original, before any reload in this worker
+    if executed is None:
+        return _busy("a test")
     try:
         assert state.containers is not None
         reloaded = reload_in_place(sys.modules[m.module], code, graph, modules,
@@ -547,9 +580,10 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
     return _judged_fresh(unit, verdict, damaged)
 
 
-def _executed(state: _Host) -> list[frozenset[Any]]:
+def _executed(state: _Host) -> list[frozenset[Any]] | None:
     """Per test, in collection order, the code objects from under the project root it runs (recorded once per
-    worker, each test from its fresh start, by running the suite on the original under a profile hook)."""
+    worker, each test from its fresh start, by running the suite on the original under a profile hook); None
+    when a test gave up waiting to bind (a record cut short would hide the code the test runs)."""
     if state.executed is None:
         _, modules = _import_graph(state)
         files = {f for m in modules.values() for f in (m.__file__, os.path.realpath(m.__file__ or ""))}
@@ -563,9 +597,12 @@ def _executed(state: _Host) -> list[frozenset[Any]]:
 
             sys.setprofile(record)
             try:
-                run_test(item, None)
+                outcome = run_test(item, None)
             finally:
                 sys.setprofile(None)
+            if outcome == "busy":
+                _restore_tree(state)
+                return None
             executed.append(frozenset(seen))
         state.executed = executed
         _restore_tree(state)
@@ -629,6 +666,32 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             module.__path__ = [os.path.dirname(_spec["file"])]
         exec(compile(_spec["source"], _spec["file"], "exec"), module.__dict__)
 sys.meta_path.insert(0, _Finder())
+# a test that binds a fixed address holds the score workers' bind lock until it ends (see mu2py.score.ports)
+import fcntl, threading, pytest
+_bind = {"fd": None, "guard": threading.Lock()}
+def _on_bind(event, args):
+    if event != "socket.bind":
+        return
+    address = args[1]
+    fixed = address[1] != 0 if isinstance(address, tuple) and len(address) >= 2 \
+        and isinstance(address[1], int) else bool(address)
+    with _bind["guard"]:
+        if fixed and _bind["fd"] is None:
+            fd = os.open(_spec["bind_lock"], os.O_RDONLY | os.O_CREAT, 0o666)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            _bind["fd"] = fd
+sys.addaudithook(_on_bind)
+class _BindRelease:
+    def pytest_runtest_logfinish(self, nodeid, location):
+        with _bind["guard"]:
+            if _bind["fd"] is not None:
+                os.close(_bind["fd"])
+                _bind["fd"] = None
+_pytest_main = pytest.main
+def _main(args=None, plugins=None):
+    pytest.main = _pytest_main  # the session's own tests see pytest as it is
+    return _pytest_main(args, [*(plugins or ()), _BindRelease()])
+pytest.main = _main
 '''
 
 
@@ -649,7 +712,7 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="mu2py-isolated-") as tmp:
         spec_path = Path(tmp) / "spec.json"
         spec_path.write_text(json.dumps({"module": m.module, "file": info.file, "is_package": info.is_package,
-                                         "source": program.mutant_source(m.id)}))
+                                         "source": program.mutant_source(m.id), "bind_lock": ports.LOCK_FILE}))
         before = unit.get("tests_run", 0)  # tests the mutant already passed in place
         selections: list[tuple[list[str], bool]] = []
         if unit.get("only"):
@@ -669,15 +732,25 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
                     return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>",
                             "tests_run": max(ran, 1)}
                 if code == 1 or (code != 0 and decisive and selection is selections[-1][0]):
-                    failed = next((line.split(" ", 1)[1].split(" - ")[0] for line in output.splitlines()
-                                   if line.startswith("FAILED ") or line.startswith("ERROR ")),
-                                  "<suite in a fresh interpreter>")
-                    return {"status": "killed", "killed_by": failed, "tests_run": max(ran, 1)}
+                    return {"status": "killed", "killed_by": _failed_test(output), "tests_run": max(ran, 1)}
                 if code == 0 and decisive:
                     return {"status": "survived", "killed_by": None, "tests_run": ran}
         finally:
             _restore_tree(state)
     return {"status": "survived", "killed_by": None, "tests_run": before}
+
+
+def _failed_test(output: str) -> str:
+    """The first failing test a quiet pytest session's summary names (a failed subtest names its test)."""
+    for line in output.splitlines():
+        head = line.split(" - ")[0]
+        if line.startswith(("FAILED ", "ERROR ")):
+            return head.split(" ", 1)[1]
+        if line.startswith("SUBFAILED"):
+            # `SUBFAILED[msg] (i=2) path::Class::test`: the subtest's description comes first; a node id has
+            # no space in it unless a parameter id does, which a subtest line cannot tell apart
+            return head.rsplit(" ", 1)[-1]
+    return "<suite in a fresh interpreter>"
 
 
 def _count_run(output: str) -> int:
@@ -723,6 +796,8 @@ UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
     """Dispatch a unit by its `kind` (the function every score worker runs); the result says how long it took."""
     start = time.perf_counter()
+    # the baseline has no deadline; every other unit's allows its tests' timeouts and 30 s more
+    ports.new_unit(math.inf if unit["kind"] == "baseline" else ports.WAIT_BUDGET)
     try:
         result = UNITS[unit["kind"]](unit)
     finally:
