@@ -47,13 +47,18 @@ def test_probes_keep_every_statement_on_its_line(name):
 def test_probed_and_plain_copies_report_the_same_coverage_keys():
     target = resolve_target("targets.urlparse.driver:split")
     program = Program(target)
-    plain_map, probed_map = CoverageMap(), CoverageMap()
-    plain = plain_map.driver(target)
-    probed, _ = program.probed(transform=probed_map.compile)
-    plain_map.collect(), probed_map.collect()  # module bodies: both copies ran theirs at import
-    for text in ["http://u@h:80/p;q?a=1&b=%41#f", "//[::1]/x", "mailto:x@y", "a%2Bb+c", "ftp://[v1.x]/", ""]:
-        run(plain, text, None)
-        run(probed, text, None)
-        plain_map.collect(), probed_map.collect()
-    assert plain_map.seen == probed_map.seen
-    assert len(plain_map.seen) > 100
+    texts = ["http://u@h:80/p;q?a=1&b=%41#f", "//[::1]/x", "mailto:x@y", "a%2Bb+c", "ftp://[v1.x]/", ""]
+
+    def keys(probed: bool) -> set:
+        # one map at a time: on Python >= 3.12 slipcover's sys.monitoring tool belongs to the newest instance
+        coverage = CoverageMap()
+        fn = program.probed(transform=coverage.compile)[0] if probed else coverage.driver(target)
+        coverage.collect()  # the module bodies ran at import
+        for text in texts:
+            run(fn, text, None)
+            coverage.collect()
+        return coverage.seen
+
+    plain = keys(False)
+    assert len(plain) > 100
+    assert keys(True) == plain
