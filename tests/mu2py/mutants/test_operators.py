@@ -73,6 +73,6 @@ def test_multi_line_mutations_in_indented_blocks_have_verified_spans():
     assert all(m.span is not None for m in parsed.mutations)
     multi_line = [m for m in parsed.mutations if "\n" in m.original_code]
     assert len(multi_line) > 100
-    for m in multi_line:
+    for m in multi_line[::20]:  # libcst's rewrite costs a third of a second each: a sample of 25
         spliced = apply_mutation(parsed, m, info.source)
         assert ast.dump(ast.parse(spliced)) == ast.dump(ast.parse(apply_mutation(parsed, m)))
