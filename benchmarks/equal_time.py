@@ -9,7 +9,8 @@ then per target the totals, the kill ratio and the mutation/coverage trials/s ra
 Usage: python benchmarks/equal_time.py [--time 60] [--seeds 1 2 3] [--targets json toml chocopy sqlparse]
        [--variants default coverage split least-executed:10]
 Variants other than `coverage` are mutation-guided: `default` is plain `mu2py fuzz`, `split` adds
-`--split`, `share:F` adds `--mutant-share F`, `least-executed:K` and `random:K` add `--filter`.  Campaigns run two at a time.
+`--split`, `share:F` adds `--mutant-share F`, `least-executed:K` and `random:K` add `--filter`.  Campaigns
+run two at a time.
 """
 
 from __future__ import annotations
