@@ -19,7 +19,7 @@ other code may rebind them on purpose after import.
 Invariant: after `reset()` every tracked container compares equal to its contents when the
 snapshot was taken (the containers are the same objects; a changed one gets back the very
 items it held, while an item replaced by an equal one may stay); with `bindings`, every
-module global is bound to an object equal to the one it held (names added since are gone),
+module global is bound to the object it held (names added since are gone, but modules),
 and every tracked cache holds at most what it held.
 """
 
@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import types
 from typing import Any
+
+from mu2py.engine.outside import Bindings
 
 _CONTAINERS = (dict, list, set, bytearray)
 
@@ -36,14 +38,14 @@ class ContainerSnapshot:
 
     def __init__(self, modules: list[types.ModuleType], *, bindings: bool = False) -> None:
         self.saved: list[tuple[Any, Any]] = []
-        # (module namespace, its bindings after import) and (cache, its size after import): with `bindings` only
-        self.namespaces: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        # the module namespaces' bindings after import and (cache, its size after import): with `bindings` only
+        self.namespaces: list[Bindings] = []
         self.caches: list[tuple[Any, int]] = []
         seen: set[int] = set()
         for module in modules:
             namespace = vars(module)
             if bindings:
-                self.namespaces.append((namespace, dict(namespace)))
+                self.namespaces.append(Bindings(namespace))
             for name, value in list(namespace.items()):
                 if name.startswith("__") and name.endswith("__"):
                     continue  # __all__, __builtins__: not state the package changes
@@ -72,12 +74,8 @@ class ContainerSnapshot:
     def reset(self) -> int:
         """Restore every container whose contents changed; returns how many were restored."""
         restored = 0
-        for namespace, bound in self.namespaces:
-            if not _unchanged(namespace, bound):
-                restored += 1
-                for name in [n for n in namespace if n not in bound]:
-                    del namespace[name]
-                namespace.update(bound)
+        for namespace in self.namespaces:
+            restored += namespace.restore()
         for cache, size in self.caches:
             if cache.cache_info().currsize > size:
                 restored += 1

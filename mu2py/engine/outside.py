@@ -60,7 +60,7 @@ def _tags_work() -> bool:
 _TAGS = _tags_work()
 
 
-class _Watched:
+class Bindings:
     """One dict and its snapshot: the bindings when the snapshot was taken."""
 
     __slots__ = ("d", "saved")
@@ -119,7 +119,7 @@ class OutsideState:
             if module is not None and all(m is not module for m in modules):
                 modules.append(module)
         # the environment first: it is put back through os.environ (so that the C environment follows)
-        self.watched = [_Watched(os.environ._data), *(_Watched(vars(m)) for m in modules)]  # type: ignore[attr-defined]
+        self.watched = [Bindings(os.environ._data), *(Bindings(vars(m)) for m in modules)]  # type: ignore[attr-defined]
         self._tags = [ctypes.c_uint64.from_address(id(w.d) + _TAG_OFFSET) for w in self.watched] if _TAGS else []
         self._seen = [t.value for t in self._tags]
         self.path = list(sys.path)
