@@ -7,9 +7,13 @@ In one run, each for the same wall time, one after the other on this machine:
 * atheris (libFuzzer's loop in C): `FuzzedDataProvider.ConsumeUnicodeNoSurrogates(64)` into
   `JSONDecoder.decode` with the pure-Python scanner, in a subprocess with `-max_total_time`;
   its execs/s are libFuzzer's own final `average_exec_per_sec`.
+* `mu2py fuzz targets.json_decoder.driver:parse_text --guidance coverage`: the same decoder on
+  what atheris' harness gives it, unstructured text of up to 64 characters (`st.text(max_size=64)`):
+  the loop against the loop.
 * `mu2py fuzz targets.json_decoder.driver:parse --guidance coverage` (a subprocess; the same
-  decoder, inputs drawn from the driver's Hypothesis strategy); trials/s and the per-trial cost
-  by phase come from the campaign's state.json.
+  decoder, structured inputs drawn from the driver's Hypothesis strategy: JSON documents, some
+  damaged), where decoding the strategy costs most of a trial.  Trials/s and the per-trial
+  cost by phase come from each campaign's state.json.
 * mu2py's loop with the bonsai bounded generator for grammars/json.lark as input source (one
   lattice node, the same loop `bonsai run` runs at every node), and that generator's speed
   alone (generation only, no loop) for contrast.
@@ -35,6 +39,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = "targets.json_decoder.driver:parse"
+TEXT_TARGET = "targets.json_decoder.driver:parse_text"
 GRAMMAR = ROOT / "grammars" / "json.lark"
 
 ATHERIS_HARNESS = textwrap.dedent('''
@@ -105,10 +110,10 @@ def run_atheris(seconds: float, seed: int, workdir: Path) -> dict[str, float] | 
             "corpus": float(stats.get("new_units_added", 0)), "cov": float(cov[-1]) if cov else 0.0}
 
 
-def run_mu2py(seconds: float, seed: int, out: Path) -> dict[str, Any]:
+def run_mu2py(seconds: float, seed: int, out: Path, target: str = TARGET) -> dict[str, Any]:
     """`mu2py fuzz --guidance coverage` on the decoder for `seconds`; its state.json stats."""
     proc = subprocess.run(
-        [sys.executable, "-m", "mu2py", "fuzz", TARGET, "--guidance", "coverage", "--time", f"{seconds}s",
+        [sys.executable, "-m", "mu2py", "fuzz", target, "--guidance", "coverage", "--time", f"{seconds}s",
          "--seed", str(seed), "--quiet", "--no-judge", "--out", str(out)],
         capture_output=True, text=True, env=_env(), timeout=seconds * 4 + 300,
     )
@@ -190,6 +195,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="loop_vs_atheris_") as tmp:
         work = Path(tmp)
         ath = run_atheris(args.seconds, args.seed, work)
+        text = run_mu2py(args.seconds, args.seed, work / "text", TEXT_TARGET)
         mu = run_mu2py(args.seconds, args.seed, work / "mu2py")
         bon = run_bonsai(args.seconds, args.seed, args.bounds, work / "bonsai")
     gen_rate = generation_only(min(args.seconds, 5.0), args.seed, args.bounds)
@@ -200,13 +206,17 @@ def main() -> None:
     if ath is not None:
         print(f"{'atheris (libFuzzer)':<44}{ath['per_sec']:>10.0f}{1.0:>8.2f}x{ath['execs']:>10.0f}"
               f"{ath['corpus']:>8.0f}")
-    for label, stats, rate in (("mu2py fuzz --guidance coverage", mu, mu_rate),
+    text_rate = text["trials"] / text["elapsed"]
+    for label, stats, rate in (("mu2py fuzz --guidance coverage, text", text, text_rate),
+                               ("mu2py fuzz --guidance coverage, JSON strategy", mu, mu_rate),
                                (f"mu2py loop, bonsai generator {args.bounds}", bon, bon_rate)):
         ratio = f"{rate / ath['per_sec']:>8.3f}x" if ath else f"{'-':>9}"
         print(f"{label:<44}{rate:>10.0f}{ratio}{stats['trials']:>10}{stats['corpus']:>8}")
     print(f"{'bonsai generator alone (no loop)':<44}{gen_rate:>10.0f}")
     print()
-    print_phases("mu2py fuzz --guidance coverage", mu)
+    print_phases("mu2py fuzz --guidance coverage, text (atheris' input)", text)
+    print()
+    print_phases("mu2py fuzz --guidance coverage, JSON strategy", mu)
     print()
     print_phases(f"mu2py loop with the bonsai generator {args.bounds}", bon)
     if ath is not None:

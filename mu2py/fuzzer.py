@@ -17,7 +17,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import random
 import time
 from collections.abc import Callable
@@ -39,6 +38,7 @@ from mu2py.share import MutantShare
 from mu2py.source import Decoded, InputSource
 from mu2py.storage import DirectoryLock, write_atomic, write_json
 from mu2py.target import Target
+from mu2py.tried import Tried
 
 GUIDANCE = ("mutation", "coverage")
 # a campaign whose first SANITY_TRIALS trials draw no input, or whose every valid input fails the
@@ -51,9 +51,7 @@ PLOT_FIELDS = (
     "elapsed", "trials", "execs_per_sec", "corpus", "coverage", "mutants", "killed",
     "run_this_input", "pruned_execution", "pruned_infection", "filtered", "invalid", "failures",
 )
-# distinct inputs remembered for duplicate detection; past this the memory is cleared (a later duplicate
-# of a forgotten input then runs again, which costs time, never a verdict): about 100 MB at the bound
-SEEN_BOUND = 1 << 21
+_TRIED = Decoded(value=None, choices=())  # _next_input's answer for an input tried already: nothing runs
 REPORT_EVERY = 15.0  # seconds between two mutants.json written during a campaign (see _write_mutants)
 
 
@@ -95,6 +93,7 @@ class Stats:
     valid: int = 0
     invalid: int = 0
     duplicates: int = 0  # children that decoded to an input already tried: nothing ran
+    predicted: int = 0  # duplicates and rejections known from the choices a decode reads, without decoding
     analysed: int = 0  # inputs the probed original ran on (their mutants too, where the share allowed)
     share: float = 0.5  # the share of time mutation analysis may take, as last measured (see mu2py.share)
     failures: int = 0
@@ -174,8 +173,9 @@ class Fuzzer:
                 original_timeout=self.original_timeout,
             )
         self._run_original = self._covered_runner()
-        # hashes of the realized choice sequences tried (see _key): a child equal to one of them is a duplicate
-        self._seen: set[int] = set()
+        # the realized inputs tried, and the choice prefixes that decided decodes: a child matching either is a
+        # duplicate (or a known rejection), and one matching a prefix is answered without decoding it
+        self.tried = Tried()
         self.share = MutantShare.fresh()
         self._share_elapsed = self._share_neutral = 0.0  # what the share's last update saw: elapsed, seconds_neutral
         self._novel_kills = self._novel_runs = 0  # kills and runs of mutants no saved input infected (timed)
@@ -204,24 +204,6 @@ class Fuzzer:
 
         return runner
 
-    @staticmethod
-    def _key(choices: tuple[Any, ...]) -> int:
-        """A hash of realized choices that tells apart what decodes differently (-0.0 from 0.0, unlike `==`)."""
-        if any(type(c) is float for c in choices):
-            return hash(tuple((c, math.copysign(1.0, c)) if type(c) is float else c for c in choices))
-        return hash(choices)
-
-    def _first_time(self, choices: tuple[Any, ...]) -> bool:
-        """Remember `choices`; False when they were tried already (a duplicate, see SEEN_BOUND)."""
-        key = self._key(choices)
-        seen = self._seen
-        if key in seen:
-            return False
-        if len(seen) >= SEEN_BOUND:
-            seen.clear()
-        seen.add(key)
-        return True
-
     # -- the loop ---------------------------------------------------------------------
 
     def _mutation_phase(self) -> bool:
@@ -248,9 +230,10 @@ class Fuzzer:
         return self.rng.choice(entries)
 
     def _next_input(self) -> Decoded | None:
+        """The next input: a seed or a havoc child, decoded; None if rejected, `_TRIED` if tried before."""
         seeds = self.config.initial
         if self.stats.trials <= len(seeds):  # trials counts from 1: trial k replays seed k-1
-            return self.source.decode(seeds[self.stats.trials - 1], self.rng)
+            return self._unless_tried(self.source.decode(seeds[self.stats.trials - 1], self.rng))
         t0 = time.perf_counter()
         parent = self._pick_parent()
         if parent is None:
@@ -259,7 +242,20 @@ class Fuzzer:
             donor = self.rng.choice(self.corpus.entries).choices if len(self.corpus) > 1 else None
             child = havoc(parent.choices, self.source, self.rng, donor)
         self.stats.seconds_mutate += time.perf_counter() - t0
-        return self.source.decode(child, self.rng)
+        known = self.tried.predict(child)
+        if known is not None:  # decoding would give a tried input or a rejection, and draw nothing
+            self.stats.predicted += 1
+            return _TRIED if known else None
+        decoded = self.source.decode(child, self.rng)
+        outcome = self._unless_tried(decoded)
+        self.tried.record(child, getattr(self.source, "last_read", None), decoded is not None)
+        return outcome
+
+    def _unless_tried(self, decoded: Decoded | None) -> Decoded | None:
+        """`decoded`, or `_TRIED` when its realized choices were tried already (remembering them)."""
+        if decoded is None or self.tried.first_time(decoded.choices):
+            return decoded
+        return _TRIED
 
     def _sanity_check(self, original: RunResult | None) -> None:
         """Raise UserError when the first trials show a driver that cannot work (see SANITY_TRIALS)."""
@@ -295,7 +291,7 @@ class Fuzzer:
             if self.stats.valid == 0:
                 self._sanity_check(None)
             return None
-        if not self._first_time(decoded.choices):
+        if decoded is _TRIED:
             stats.duplicates += 1
             return None
         stats.valid += 1
@@ -525,7 +521,7 @@ class Fuzzer:
             if decoded is None:
                 continue
             entry.value = decoded.value
-            self._first_time(decoded.choices)
+            self.tried.first_time(decoded.choices)
             self.corpus.entries.append(entry)
             if entry.favored:
                 self._favored.append(entry)

@@ -94,14 +94,42 @@ def choice_size(value: Choice) -> int:
     return 2 + size + (size.bit_length() - 1) // 7
 
 
+# per alphabet (an IntervalSet, kept alive by its entry so that its id is not reused): the characters found in it
+_ALPHABETS: dict[int, tuple[Any, set[str]]] = {}
+_ALPHABETS_KEPT = 256
+_KNOWN_CHARACTERS = 1 << 16  # characters remembered per alphabet; past this, new ones are looked up each time
+
+
 def _permitted(value: Choice, choice_type: str, constraints: Any) -> bool:
-    """choice_permitted, with its two commonest cases (integers, booleans; type already checked) inline."""
+    """choice_permitted, with its commonest cases (type already checked) inline.
+
+    A string's characters are checked against the alphabet's characters seen before (one C-level
+    set test for the whole string); Hypothesis looks up every character in its interval set.
+    """
     if choice_type == "integer":
         low, high = constraints["min_value"], constraints["max_value"]
         return (low is None or value >= low) and (high is None or value <= high)
     if choice_type == "boolean":
         p = constraints["p"]
         return value is False if p <= 0 else (value is True if p >= 1 else True)
+    if choice_type == "string":
+        if not constraints["min_size"] <= len(value) <= constraints["max_size"]:
+            return False
+        intervals = constraints["intervals"]
+        entry = _ALPHABETS.get(id(intervals))
+        if entry is None or entry[0] is not intervals:
+            if len(_ALPHABETS) >= _ALPHABETS_KEPT:  # alphabets built per draw (in a composite) must not pile up
+                _ALPHABETS.clear()
+            entry = _ALPHABETS[id(intervals)] = (intervals, set())
+        known = entry[1]
+        if known.issuperset(value):
+            return True
+        for char in set(value).difference(known):
+            if ord(char) not in intervals:
+                return False
+            if len(known) < _KNOWN_CHARACTERS:
+                known.add(char)
+        return True
     return choice_permitted(value, constraints)
 
 
@@ -346,6 +374,9 @@ class StrategySource:
         self._unchecked = checks
         self._lean = True
         self.last_error: str | None = None  # why the latest draw that raised (not a rejection) failed
+        # how many leading choices the latest decode read, None when it drew from the rng as well: such a
+        # decode is a function of those choices alone (mu2py.tried predicts children sharing them)
+        self.last_read: int | None = None
 
     def decode(self, choices: Sequence[Choice], rng: random.Random) -> Decoded | None:
         """Replay `choices` as a prefix, then draw from `rng`; None when the strategy rejects or raises."""
@@ -373,10 +404,12 @@ class StrategySource:
 
     def _decode(self, kind: type[ConjectureData], choices: Sequence[Choice], rng: random.Random) -> Decoded | None:
         data = kind(prefix=tuple(choices), random=rng, max_choices=self.max_choices, provider=SeededProvider)
+        drawn = False
         try:
             # composite strategies and filters expect a build context, as inside @given
             with BuildContext(data, is_final=False, wrapped_test=_no_test):
                 value = data.draw(self.strategy)
+            drawn = True
         except (StopTest, UnsatisfiedAssumption):
             return None
         except HypothesisException as exc:
@@ -388,6 +421,7 @@ class StrategySource:
         finally:
             if not data.frozen:
                 data.freeze()
+            self.last_read = _read(data, len(choices), drawn)
         return Decoded(value=value, choices=tuple(data.choices))
 
     # the module's function itself, not a method calling it: havoc calls it for every edit of every trial
@@ -420,6 +454,19 @@ def _shown(value: Any) -> str:
     except Exception as exc:  # noqa: BLE001 - the cross-check must not stop the run; the choices still compared
         return f"<{type(value).__qualname__}: {type(exc).__name__}>"
     return re.sub(r" at 0x[0-9a-fA-F]+", "", text)
+
+
+def _read(data: ConjectureData, given: int, drawn: bool) -> int | None:
+    """How many leading choices decided a decode; None when the provider (the rng) drew some too.
+
+    Every realized choice came from the prefix when there are as many as prefix reads.  A
+    rejection may have been decided by the choice it was reading (a misaligned choice too
+    large to repair stops the draw before counting it), so it counts one choice more.
+    """
+    read: int = data.index
+    if len(data.nodes) != read:
+        return None
+    return read if drawn or read >= given else read + 1
 
 
 def _no_test() -> None:

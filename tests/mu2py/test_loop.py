@@ -206,3 +206,26 @@ def test_a_lean_decoder_that_disagrees_with_stock_is_dropped_for_stock(monkeypat
     assert not checked._lean
     assert any(not _same(plain.decode((), random.Random(k)).value, _stock_decode(strategy, (), random.Random(k))[0])
                for k in range(40))  # the skew is real: unchecked, the lean decoder would have used it
+
+
+_ALPHABETS = {
+    "ascii letters": st.characters(min_codepoint=97, max_codepoint=122),
+    "no surrogates": st.characters(codec="utf-8", exclude_categories=("Cs",)),
+    "printable latin": st.characters(min_codepoint=32, max_codepoint=0x24F, exclude_characters='"\\'),
+}
+
+
+@settings(max_examples=200, deadline=None)
+@given(name=st.sampled_from(sorted(_ALPHABETS)), text=st.text(st.characters(max_codepoint=0x2FF), max_size=12),
+       low=st.integers(0, 4), high=st.integers(0, 12))
+def test_the_string_check_agrees_with_hypothesis(name: str, text: str, low: int, high: int) -> None:
+    """The remembered-characters check answers as choice_permitted, asked twice (the second from memory)."""
+    from hypothesis.internal.conjecture.choice import choice_permitted
+    from hypothesis.strategies._internal.lazy import unwrap_strategies
+
+    from mu2py.generators import _permitted
+
+    constraints = {"intervals": unwrap_strategies(_ALPHABETS[name]).intervals, "min_size": low, "max_size": high}
+    expected = choice_permitted(text, constraints)
+    assert _permitted(text, "string", constraints) == expected
+    assert _permitted(text, "string", constraints) == expected
