@@ -4,7 +4,9 @@ For every target and seed, `mu2py fuzz TARGET --time T --seed S` runs once with 
 (mutation) guidance and once with `--guidance coverage`, side by side (two processes at once,
 so both sides see the same load), then `mu2py mutate TARGET --input OUT/corpus --json` judges
 each corpus.  Prints one line per (target, seed, variant): mutants killed, trials, trials/s;
-then per target the totals, the kill ratio and the mutation/coverage trials/s ratio.
+then per target the totals, the kill ratio and the mutation/coverage trials/s ratio, and the
+ceiling: the mutants some campaign's corpus killed (the killable ones known), and the kill ratio
+a variant would show if each of its corpora killed all of them.
 
 Usage: python benchmarks/equal_time.py [--time 60] [--seeds 1 2 3] [--targets json toml chocopy sqlparse]
        [--variants default coverage split least-executed:10]
@@ -49,8 +51,10 @@ def campaign(spec: str, seed: int, seconds: float, out: Path, extra: list[str]) 
     judged = _mu2py("mutate", spec, "--input", str(out / "corpus"), "--json")
     if judged.returncode != 0:
         raise SystemExit(f"mutate failed: {judged.stderr[-2000:]}")
-    summary = json.loads(judged.stdout)["summary"]
+    report = json.loads(judged.stdout)
+    summary = report["summary"]
     return {"killed": summary["killed"], "total": summary["total"], "trials": stats["trials"],
+            "ids": {m["id"] for m in report["mutants"] if m["status"] == "killed"},
             "per_s": stats["trials"] / max(stats["elapsed"], 1e-9),
             "inputs": len(json.loads((out / "corpus" / "index.json").read_text()))}
 
@@ -68,6 +72,7 @@ def main() -> None:
         for name in args.targets:
             spec = TARGETS[name]
             totals = {v: [0, 0.0] for v in variants}
+            union: set[str] = set()  # mutants some campaign's corpus kills: the killable ones known
             for seed in args.seeds:
                 base = Path(scratch) / f"{name}-{seed}"
                 with ThreadPoolExecutor(2) as pool:
@@ -77,9 +82,14 @@ def main() -> None:
                 for variant, row in rows.items():
                     totals[variant][0] += row["killed"]
                     totals[variant][1] += row["per_s"]
+                    union |= row["ids"]
                     print(f"{name} seed={seed} {variant}: killed {row['killed']}/{row['total']}, "
                           f"trials {row['trials']} ({row['per_s']:.1f}/s), corpus {row['inputs']}", flush=True)
             ck, cs = totals["coverage"]
+            # the most any variant could show: every seed's corpus killing every mutant some campaign killed
+            ceiling = len(union) * len(args.seeds)
+            print(f"{name}: {len(union)} mutants killed by some corpus; coverage corpora kill {ck / ceiling:.1%} "
+                  f"of them: a ratio above {ceiling / max(ck, 1):.3f}x is out of reach", flush=True)
             for variant in variants[1:]:
                 mk, ms = totals[variant]
                 print(f"{name} at {args.time:g}s x {len(args.seeds)} seeds: kills {variant} {mk} vs coverage {ck} "

@@ -8,9 +8,12 @@ the module's `__future__` flags, yields code objects equal to the module's for e
 function the mutation did not touch.  Comparing the compiled original and mutated snippets
 position by position names exactly the functions to swap.
 
-Invariants: a `swap` payload's `original` snippet compiles to code objects equal (`==`) to
-the module's own for the same qualified names, so a host finds the live functions to
-swap by equality; a mutant whose change reaches code that runs at import time (module or
+A mutant inside a method of a class compiles that method alone, under a bare `class NAME:`
+line per enclosing class: a class of hundreds of methods costs one method's compile.
+
+Invariants: a `swap` payload's `original` snippet compiles to function code objects equal
+(`==`) to the module's own for the same qualified names, so a host finds the live functions
+to swap by equality; a mutant whose change reaches code that runs at import time (module or
 class bodies, defaults, decorators) is a `copy` payload, applied by re-importing.
 """
 
@@ -88,6 +91,11 @@ class ModuleLayout:
         self._firsts = [r[0] for r in self.ranges]
         # per statement's line range: its original snippet compiled, and marshalled (see payload)
         self._originals: dict[tuple[int, int], tuple[types.CodeType, bytes]] = {}
+        self._module_code = module_code
+        self._module_index: dict[str, list[types.CodeType]] | None = None  # code_index of the module, when asked
+        self._methods = sorted(_methods(tree))
+        self._method_firsts = [m[0] for m in self._methods]
+        self._narrow: dict[tuple[int, int], tuple[str, types.CodeType, bytes] | None] = {}
 
     def is_string(self, k: int) -> bool:
         """Whether top-level statement `k` is a bare string expression."""
@@ -146,21 +154,92 @@ class ModuleLayout:
         lines = self.statement(*span)
         if lines is None:
             return copy
-        original_text = self.text(*lines)
-        mutated_text = self.text(*lines, span, text)
-        try:
-            mutated = self.compile_snippet(mutated_text, lines[0])
-        except (SyntaxError, ValueError) as exc:
-            return Payload(index, name, "error", text=f"{type(exc).__name__}: {exc}")
-        found = self._originals.get(lines)
-        if found is None:  # one compile per statement: its mutants (tens in a class) share the original
-            code = self.compile_snippet(original_text, lines[0])
-            found = self._originals[lines] = (code, marshal.dumps(code))
-        original, original_bytes = found
+        narrow = self._method_snippet(*span)
+        if narrow is not None:  # a method of a (large) class: compile the method alone, not the whole class
+            header, first, last, original, original_bytes = narrow
+            try:
+                mutated = self.compile_snippet(header + self.text(first, last, span, text),
+                                               first - header.count("\n"))
+            except (SyntaxError, ValueError) as exc:
+                return Payload(index, name, "error", text=f"{type(exc).__name__}: {exc}")
+        else:
+            original_text = self.text(*lines)
+            mutated_text = self.text(*lines, span, text)
+            try:
+                mutated = self.compile_snippet(mutated_text, lines[0])
+            except (SyntaxError, ValueError) as exc:
+                return Payload(index, name, "error", text=f"{type(exc).__name__}: {exc}")
+            found = self._originals.get(lines)
+            if found is None:  # one compile per statement: its mutants (tens in a class) share the original
+                code = self.compile_snippet(original_text, lines[0])
+                found = self._originals[lines] = (code, marshal.dumps(code))
+            original, original_bytes = found
         if not _changes_functions_only(original, mutated):
             return copy
         return Payload(index, name, "swap", original=original_bytes, mutated=marshal.dumps(mutated),
                        span=span, text=text)
+
+    def _method_snippet(self, start: int, end: int
+                        ) -> tuple[str, int, int, types.CodeType, bytes] | None:
+        """For characters inside a method of a top-level class: (header, first, last line, original code, marshalled).
+
+        The snippet is the method's own lines under one `class NAME:` line per enclosing class,
+        on the lines just above it, so that every function code object in it equals the module's
+        (same qualified names, lines, columns and name mangling); a method for which that does
+        not hold, checked once against the module's code, is not narrowed (None).
+        """
+        first, last = self._line_of(start), self._line_of(max(start, end - 1))
+        k = bisect.bisect_right(self._method_firsts, first) - 1
+        if k < 0:
+            return None
+        lo, hi, classes = self._methods[k]
+        if last > hi:
+            return None
+        if (lo, hi) not in self._narrow:
+            self._narrow[(lo, hi)] = self._checked_method(lo, hi, classes)
+        found = self._narrow[(lo, hi)]
+        if found is None:
+            return None
+        header, code, marshalled = found
+        return header, lo, hi, code, marshalled
+
+    def _checked_method(self, lo: int, hi: int, classes: tuple[tuple[int, str], ...]
+                        ) -> tuple[str, types.CodeType, bytes] | None:
+        """A method's snippet (header, code, marshalled) if its function code objects equal the module's; else None."""
+        header = "".join(f"{' ' * column}class {name}:\n" for column, name in classes)
+        try:
+            code = self.compile_snippet(header + self.text(lo, hi), lo - len(classes))
+        except (SyntaxError, ValueError):
+            return None
+        if self._module_index is None:
+            self._module_index = code_index(self._module_code)
+        module = self._module_index
+        same = all(any(c == m for m in module.get(q, ())) for q, codes in code_index(code).items()
+                   for c in codes if c.co_flags & 0x1)  # CO_OPTIMIZED: the functions, not the class bodies
+        return (header, code, marshal.dumps(code)) if same else None
+
+
+def _methods(tree: ast.Module) -> list[tuple[int, int, tuple[tuple[int, str], ...]]]:
+    """(first line with decorators, last line, enclosing classes as (column, name)) of each method reached from a
+    top-level class through class bodies only; classes with type parameters are left out (their methods see them
+    through an annotation scope a bare `class NAME:` header lacks)."""
+    found: list[tuple[int, int, tuple[tuple[int, str], ...]]] = []
+
+    def visit(cls: ast.ClassDef, chain: tuple[tuple[int, str], ...]) -> None:
+        if getattr(cls, "type_params", None):
+            return
+        chain = (*chain, (cls.col_offset, cls.name))
+        for stmt in cls.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
+                found.append((first, stmt.end_lineno or stmt.lineno, chain))
+            elif isinstance(stmt, ast.ClassDef):
+                visit(stmt, chain)
+
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef):
+            visit(stmt, ())
+    return found
 
 
 def _import_line(tree: ast.Module) -> str:
