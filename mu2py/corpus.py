@@ -44,11 +44,12 @@ class Entry:
     checksum: str = ""  # of the .bin, once written; "" in indexes older than checksums
     judged: bool = False  # every mutant it could kill has run on it (mutation guidance); False in older indexes
     value: Any = None
+    kinds: tuple[Any, ...] | None = None  # what each choice was drawn as (Decoded.kinds): not saved, decoded again
 
     def meta(self) -> dict[str, Any]:
         """What index.json records about the entry."""
         # field by field, not asdict: asdict deep-copies the value too (RecursionError on a 2,000-deep input)
-        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("choices", "value")}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("choices", "value", "kinds")}
         data["kills"] = dict(self.kills)
         return data
 

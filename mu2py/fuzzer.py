@@ -240,7 +240,7 @@ class Fuzzer:
             child: list[Any] | tuple[()] = ()
         else:
             donor = self.rng.choice(self.corpus.entries).choices if len(self.corpus) > 1 else None
-            child = havoc(parent.choices, self.source, self.rng, donor)
+            child = havoc(parent.choices, self.source, self.rng, donor, parent.kinds)
         self.stats.seconds_mutate += time.perf_counter() - t0
         known = self.tried.predict(child)
         if known is not None:  # decoding would give a tried input or a rejection, and draw nothing
@@ -321,7 +321,7 @@ class Fuzzer:
         text = self.source.render(decoded.value)
         # judged: every selected mutant ran on it (no batch cut, filter or rotation left one out): the final
         # judging pass (finish_judging) skips it
-        entry = Entry(name=name, choices=decoded.choices, size=len(text), favored=bool(killed),
+        entry = Entry(name=name, choices=decoded.choices, kinds=decoded.kinds, size=len(text), favored=bool(killed),
                       new_coverage=new_cov, kills=kills, trial=self.stats.trials, value=decoded.value,
                       judged=complete)
         self.corpus.add(entry, text)
@@ -520,7 +520,7 @@ class Fuzzer:
             decoded = self.source.decode(entry.choices, self.rng)
             if decoded is None:
                 continue
-            entry.value = decoded.value
+            entry.value, entry.kinds = decoded.value, decoded.kinds
             self.tried.first_time(decoded.choices)
             self.corpus.entries.append(entry)
             if entry.favored:

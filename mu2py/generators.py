@@ -195,6 +195,7 @@ class _LeanData(ConjectureData):
         for name in _FRESH:
             attrs[name] = template[name].copy()
         self._nodes = []
+        self._kinds: list[tuple[str, Any]] = []  # (choice type, constraints) of each realized choice
         self.prefix = prefix
         self._random = random
         self.max_choices = max_choices
@@ -208,6 +209,7 @@ class _LeanData(ConjectureData):
     @nodes.setter
     def nodes(self, value: Any) -> None:
         self._nodes = list(value)
+        self._kinds = self._kinds[: len(self._nodes)]
 
     @property
     def choices(self) -> tuple[Choice, ...]:  # type: ignore[override]
@@ -328,6 +330,7 @@ class _LeanData(ConjectureData):
             if self.length + size > self.max_length:
                 self.mark_overrun()
             self._nodes.append(value)
+            self._kinds.append((choice_type, constraints))
             self.length += size
         return value
 
@@ -358,6 +361,50 @@ def mutate_choice(choice: Choice, rng: random.Random) -> Choice:
         edited = _edit(list(choice), rng, lambda: rng.randint(0, 255), None)
         return bytes(edited)
     return choice
+
+
+_SMALL_RANGE = 32  # an integer drawn from at most this many values changes to another of them, uniformly
+
+
+def mutate_within(choice: Choice, kind: tuple[str, Any], rng: random.Random) -> Choice:
+    """A change of `choice` into another value its draw permits (`kind`: the choice type and constraints).
+
+    An integer of a small range (a one_of branch, a sampled_from index, a list's "more?") becomes
+    another value of the range; a larger one is nudged and kept in range; a string is edited
+    with characters of its alphabet within its size bounds.  The decoder thus reads the edit as
+    made: an unpermitted value would be repaired to the simplest one, often giving an input
+    tried before.  When no permitted change is found, the untyped `mutate_choice`.
+    """
+    choice_type, constraints = kind
+    value: Choice
+    if choice_type == "integer":
+        low, high = constraints["min_value"], constraints["max_value"]
+        if low is not None and high is not None and high - low <= _SMALL_RANGE:
+            if high == low:
+                return choice
+            other = rng.randint(low, high - 1)
+            return other + (other >= choice)  # uniform over the range without `choice`
+        value = mutate_choice(choice, rng)
+        if low is not None and value < low:
+            value = low
+        elif high is not None and value > high:
+            value = high
+    elif choice_type == "string":
+        intervals = constraints["intervals"]
+        if not len(intervals):
+            return choice
+
+        def character() -> str:
+            code = rng.choice((rng.randint(32, 126), rng.randint(0, 0x2FF)))
+            return chr(code if code in intervals else intervals[rng.randrange(len(intervals))])
+
+        value = _edit(choice, rng, character, "", constraints["min_size"], constraints["max_size"])
+    elif choice_type == "bytes":
+        value = bytes(_edit(list(choice), rng, lambda: rng.randint(0, 255), None, constraints["min_size"],
+                            constraints["max_size"]))
+    else:
+        value = mutate_choice(choice, rng)
+    return value if _permitted(value, choice_type, constraints) else mutate_choice(choice, rng)
 
 
 class StrategySource:
@@ -400,7 +447,9 @@ class StrategySource:
         if not same:
             self._lean = False
             rng.setstate(twin.getstate())
-        return stock
+        if not same or stock is None or not isinstance(lean, Decoded):
+            return stock
+        return Decoded(value=stock.value, choices=stock.choices, kinds=lean.kinds)  # the choices are equal
 
     def _decode(self, kind: type[ConjectureData], choices: Sequence[Choice], rng: random.Random) -> Decoded | None:
         data = kind(prefix=tuple(choices), random=rng, max_choices=self.max_choices, provider=SeededProvider)
@@ -422,10 +471,12 @@ class StrategySource:
             if not data.frozen:
                 data.freeze()
             self.last_read = _read(data, len(choices), drawn)
-        return Decoded(value=value, choices=tuple(data.choices))
+        kinds = tuple(data._kinds) if isinstance(data, _LeanData) else None
+        return Decoded(value=value, choices=tuple(data.choices), kinds=kinds)
 
-    # the module's function itself, not a method calling it: havoc calls it for every edit of every trial
+    # the module's functions themselves, not methods calling them: havoc calls them for every edit of every trial
     mutate_choice = staticmethod(mutate_choice)
+    mutate_within = staticmethod(mutate_within)
 
     def render(self, value: Any) -> str:
         """The value's repr (a Python literal for the common cases); a placeholder when repr fails."""
@@ -473,9 +524,16 @@ def _no_test() -> None:
     """Stands in for the test function a BuildContext normally wraps."""
 
 
-def _edit(seq: Any, rng: random.Random, new: Any, empty: Any) -> Any:
+def _edit(seq: Any, rng: random.Random, new: Any, empty: Any, min_size: int = 0, max_size: float = math.inf) -> Any:
+    """Delete, insert or replace one item; sizes outside [min_size, max_size] are not made where avoidable."""
     items = list(seq)
-    op = rng.randrange(3) if items else 1
+    ops = [op for op, ok in ((0, len(items) > min_size), (1, len(items) < max_size), (2, bool(items))) if ok]
+    if not items:
+        op = 1
+    elif len(ops) == 3 and min_size == 0 and max_size == math.inf:
+        op = rng.randrange(3)  # the unconstrained case draws as it always did
+    else:
+        op = rng.choice(ops) if ops else 2
     if op == 0:
         del items[rng.randrange(len(items))]
     elif op == 1:

@@ -26,10 +26,16 @@ Choice = Any
 
 @dataclass(frozen=True)
 class Decoded:
-    """A structured input together with the realized choice sequence that produces it."""
+    """A structured input together with the realized choice sequence that produces it.
+
+    `kinds`, when the source knows them, holds for each choice what it was drawn as (for a
+    Hypothesis strategy: the choice type and its constraints, such as an integer's range), one
+    per choice: havoc then changes a choice into another value it may take.
+    """
 
     value: Any
     choices: tuple[Choice, ...]
+    kinds: tuple[Any, ...] | None = None
 
 
 @runtime_checkable

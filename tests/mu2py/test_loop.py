@@ -16,7 +16,7 @@ from hypothesis.internal.conjecture.data import ConjectureData, StopTest
 from hypothesis.strategies import SearchStrategy
 
 from mu2py.cli import main
-from mu2py.generators import SeededProvider, StrategySource, choice_size
+from mu2py.generators import SeededProvider, StrategySource, _LeanData, choice_size
 from mu2py.mutator import havoc
 from targets.json_decoder.driver import json_texts
 from targets.toml.driver import parse as toml_parse
@@ -179,7 +179,13 @@ def test_the_loop_keeps_the_corpus_of_stock_decoding(tmp_path: Path, monkeypatch
 
     def stock(self: StrategySource, choices: Any, rng: random.Random) -> Decoded | None:
         decoded = _stock_decode(self.strategy, tuple(choices), rng)
-        return None if decoded is None else Decoded(value=decoded[0], choices=decoded[1])
+        if decoded is None:
+            return None
+        # what each choice was drawn as, for havoc: stock keeps no such record; realized choices decode alike
+        # whatever the rng, so the lean decoder reads them off the realized sequence without touching `rng`
+        kinds = self._decode(_LeanData, decoded[1], random.Random(0))
+        assert kinds is not None and kinds.choices == decoded[1]
+        return Decoded(value=decoded[0], choices=decoded[1], kinds=kinds.kinds)
 
     monkeypatch.setattr(StrategySource, "decode", stock)
     assert _fuzz(tmp_path / "stock", JSON, "coverage", 300) == fast
@@ -229,3 +235,44 @@ def test_the_string_check_agrees_with_hypothesis(name: str, text: str, low: int,
     expected = choice_permitted(text, constraints)
     assert _permitted(text, "string", constraints) == expected
     assert _permitted(text, "string", constraints) == expected
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(name=st.sampled_from(["json_texts", "toml_documents", "lists", "filtered_one_of", "sampled_and_mapped"]),
+       seed=st.integers(0, 10**6))
+def test_a_typed_change_is_a_value_its_draw_permits(name: str, seed: int) -> None:
+    """mutate_within keeps integers of small ranges in range and different, strings in their alphabet and sizes."""
+    from mu2py.generators import _permitted, mutate_within
+
+    source = StrategySource(STRATEGIES[name], checks=0)
+    rng = random.Random(seed)
+    decoded = source.decode((), rng)
+    assert decoded is not None and decoded.kinds is not None and len(decoded.kinds) == len(decoded.choices)
+    for choice, kind in zip(decoded.choices, decoded.kinds, strict=True):
+        changed = mutate_within(choice, kind, rng)
+        choice_type, constraints = kind
+        if choice_type == "integer" and constraints["min_value"] is not None and constraints["max_value"] is not None \
+                and constraints["max_value"] - constraints["min_value"] <= 32:
+            assert changed != choice or constraints["max_value"] == constraints["min_value"]
+            assert _permitted(changed, choice_type, constraints)
+        if choice_type == "string" and len(constraints["intervals"]) and constraints["max_size"] > 0:
+            assert _permitted(changed, choice_type, constraints)
+
+
+def test_typed_havoc_makes_fewer_children_the_decoder_must_repair() -> None:
+    """Children of toml documents: with kinds, fewer changed choices are out of what their draw permits."""
+    strategy = STRATEGIES["toml_documents"]
+    source = StrategySource(strategy, checks=0)
+    rng = random.Random(5)
+    parents = [d for d in (source.decode((), rng) for _ in range(40)) if d is not None and d.choices]
+    repaired = {}
+    for typed in (False, True):
+        count = 0
+        for _ in range(400):
+            parent = rng.choice(parents)
+            child = havoc(parent.choices, source, rng, None, parent.kinds if typed else None)
+            decoded = source.decode(child, rng)
+            if decoded is not None:
+                count += sum(a is not b and a != b for a, b in zip(child, decoded.choices, strict=False))
+        repaired[typed] = count
+    assert repaired[True] < repaired[False] * 0.8, repaired
