@@ -162,7 +162,7 @@ def _command_line(args: argparse.Namespace) -> str:
     what = f"--package {args.package}" if args.package else f"--paths {' '.join(args.paths)}" if args.paths else ""
     parts = ["mu2py kill", what, f"--tests {' '.join(args.tests)}" if args.tests else "",
              f"--trials {args.trials}" if args.trials is not None else f"--time {args.time or DEFAULT_TIME}",
-             f"--seed {args.seed}", f"--out {args.out}"]
+             f"--seed {args.seed}"]
     return " ".join(p for p in parts if p)
 
 
