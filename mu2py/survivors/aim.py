@@ -55,8 +55,10 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
     found = Campaign(spec.qualname, spec)
     try:
         target = function_target(spec)
-        fuzzer = Fuzzer(target, FuzzConfig(trials=trials, seconds=seconds, seed=seed, timeout=timeout),
-                        on_progress=on_progress)
+        # mutant_share 1: every input runs the aimed mutants it infects, also under a time budget (the timed
+        # default runs only mutants no saved input infects, and a survivor is one the suite's inputs infect)
+        config = FuzzConfig(trials=trials, seconds=seconds, seed=seed, timeout=timeout, mutant_share=1.0)
+        fuzzer = Fuzzer(target, config, on_progress=on_progress)
     except UserError as exc:
         found.error = str(exc)
         return found
