@@ -173,11 +173,13 @@ def build_parser() -> argparse.ArgumentParser:
     from mu2py.props.command import add_props_command
     from mu2py.regression import add_corpus_command
     from mu2py.score.command import add_score_command
+    from mu2py.survivors.command import add_kill_command
 
     add_commands(sub, _evaluation_args, _prefixes)
     add_score_command(sub)
     add_corpus_command(sub)
     add_props_command(sub)
+    add_kill_command(sub)
     return parser
 
 

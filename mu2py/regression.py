@@ -137,7 +137,7 @@ def run_function(unit: dict[str, Any]) -> dict[str, Any]:
             "own_killed": sum(1 for m in own if m["status"] == "killed"), "own_total": len(own)}
 
 
-def _exception_ref(exc: BaseException) -> tuple[str, str | None, str | None]:
+def exception_ref(exc: BaseException) -> tuple[str, str | None, str | None]:
     """Source naming the exception's class (or its nearest importable base), the module to import, and a note."""
     for cls in type(exc).__mro__:
         note = None if cls is type(exc) else f"raises {type(exc).__qualname__}, asserted as its base {cls.__name__}"
@@ -186,7 +186,7 @@ def record(spec: Any, folder: Path) -> Any:
         if result.status is Status.TIMEOUT:
             found.notes.append(f"{name}: the original timed out")
         elif exc is not None:
-            ref, module, note = _exception_ref(exc)
+            ref, module, note = exception_ref(exc)
             found.cases.append(Case(name, decoded.value, raises=ref, raises_module=module))
             if note:
                 found.notes.append(f"{name}: {note}")

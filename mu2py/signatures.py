@@ -37,6 +37,7 @@ from hypothesis.strategies import SearchStrategy
 
 from mu2py.driver import import_module
 from mu2py.errors import UserError
+from mu2py.stubs import stub_hints
 
 # a parameter strategy is tried on this many draws before the function is fuzzed with it
 PROBE_DRAWS = 20
@@ -290,9 +291,15 @@ def _hints(fn: Callable[..., Any], notes: list[str]) -> dict[str, Any]:
     home = getattr(inner, "__globals__", {}).get("__name__") or getattr(fn, "__module__", None)
     namespace = hint_namespace(home) if home else None
     try:
-        return typing.get_type_hints(fn, globalns=namespace)
+        hints = typing.get_type_hints(fn, globalns=namespace)
     except Exception:  # noqa: BLE001 - any failure to evaluate the hints together: one by one below
-        pass
+        hints = _one_by_one(inner, namespace, notes)
+    # a module typed by a `.pyi` stub next to it: the stub's hints for the parameters the code leaves bare
+    return {**stub_hints(fn, namespace or {}, notes), **hints}
+
+
+def _one_by_one(inner: Callable[..., Any], namespace: dict[str, Any] | None, notes: list[str]) -> dict[str, Any]:
+    """The annotations of `inner` evaluated one at a time; the ones that fail are left out and named in `notes`."""
     hints = {}
     failed = []
     for name, raw in getattr(inner, "__annotations__", {}).items():
@@ -388,8 +395,33 @@ def strategy_for_hint(hint: Any) -> SearchStrategy[Any]:
 
 
 def _param_strategy(param: inspect.Parameter, hint: Any, override: Override | None,
-                    constants: dict[type, tuple[Any, ...]]) -> tuple[Any, str]:
-    """A strategy for one parameter and how it was found; strategy None with the reason when there is none."""
+                    constants: dict[type, tuple[Any, ...]], seeded: Seeded | None = None) -> tuple[Any, str]:
+    """A strategy for one parameter and how it was found; strategy None with the reason when there is none.
+
+    `seeded` (values a test suite passes, see `Seeded`) is drawn from next to what the rest finds, or
+    alone when nothing else is found.
+    """
+    strategy, how = _unseeded_strategy(param, hint, override, constants)
+    if seeded is None:
+        return strategy, how
+    if strategy is None:
+        return seeded.alone, seeded.alone_how
+    return st.one_of(seeded.strategy, strategy), f"{how}, or {seeded.how}"
+
+
+@dataclass(frozen=True)
+class Seeded:
+    """Values a test suite passed a parameter (see mu2py.survivors.seeds): `strategy` draws them, next to a
+    hint's strategy; `alone` is the parameter's whole strategy when nothing else gives one."""
+
+    strategy: SearchStrategy[Any]
+    how: str
+    alone: SearchStrategy[Any]
+    alone_how: str
+
+
+def _unseeded_strategy(param: inspect.Parameter, hint: Any, override: Override | None,
+                       constants: dict[type, tuple[Any, ...]]) -> tuple[Any, str]:
     if override is not None and param.name in override.strategies:
         return override.strategies[param.name], "registered strategy"
     has_default = param.default is not inspect.Parameter.empty
@@ -423,12 +455,14 @@ def _hint_name(hint: Any) -> str:
 
 def _arguments(fn: Callable[..., Any], override: Override | None, pool: dict[type, tuple[Any, ...]],
                notes: list[str], *, drop_first: bool = False, hints_of: Callable[..., Any] | None = None,
-               first: dict[str, SearchStrategy[Any]] | None = None) -> tuple[list[Param], SearchStrategy[Any]] | str:
+               first: dict[str, SearchStrategy[Any]] | None = None,
+               seeds: dict[str, Seeded] | None = None) -> tuple[list[Param], SearchStrategy[Any]] | str:
     """The parameters of `fn` and a strategy for its argument dict (keys in signature order), or why there is none.
 
     `drop_first` leaves out the first parameter (`self` of a method read off its class);
     `hints_of` is where the hints are read when not `fn` itself (a class's `__init__`);
-    `first` are keys always drawn, before the parameters (SELF of an instance method).
+    `first` are keys always drawn, before the parameters (SELF of an instance method);
+    `seeds` are per parameter values to draw from too (see `_param_strategy`).
     """
     try:
         signature = inspect.signature(fn)
@@ -443,7 +477,7 @@ def _arguments(fn: Callable[..., Any], override: Override | None, pool: dict[typ
         if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
             notes.append(f"{param.name}: *args/**kwargs never passed")
             continue
-        strategy, how = _param_strategy(param, hints.get(param.name), override, pool)
+        strategy, how = _param_strategy(param, hints.get(param.name), override, pool, (seeds or {}).get(param.name))
         has_default = param.default is not inspect.Parameter.empty
         positional = param.kind is inspect.Parameter.POSITIONAL_ONLY
         if strategy is None:
@@ -482,17 +516,20 @@ def _new_spec(module: str, name: str, kind: str = FUNCTION) -> tuple[FunctionSpe
     return spec, override
 
 
-def infer(module: str, name: str, fn: Callable[..., Any], *, constants: bool = True) -> FunctionSpec:
+def infer(module: str, name: str, fn: Callable[..., Any], *, constants: bool = True,
+          seeds: dict[str, Seeded] | None = None) -> FunctionSpec:
     """How to fuzz `fn`: its parameters' strategies, or the reason it is skipped (see the module docstring).
 
-    With `constants`, `str` and `int` parameters may also take the literals of `module` (`module_constants`).
+    With `constants`, `str` and `int` parameters may also take the literals of `module` (`module_constants`);
+    `seeds` adds, per parameter name, values to draw from (see `_param_strategy`).
     """
     spec, override = _new_spec(module, name)
     pool = module_constants(module) if constants else {}
-    return _finish(spec, _arguments(fn, override, pool, spec.notes))
+    return _finish(spec, _arguments(fn, override, pool, spec.notes, seeds=seeds))
 
 
-def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: bool = True) -> FunctionSpec:
+def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: bool = True,
+                 seeds: dict[str, Seeded] | None = None) -> FunctionSpec:
     """How to fuzz the method `cls.attr` of `module`: for an instance method, also how to build the instance.
 
     The instance comes from the class's constructor signature (hints, or strategies
@@ -504,7 +541,7 @@ def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: boo
     pool = module_constants(module) if constants else {}
     raw = inspect.getattr_static(cls, attr)
     if kind != METHOD:
-        return _finish(spec, _arguments(getattr(cls, attr), override, pool, spec.notes))
+        return _finish(spec, _arguments(getattr(cls, attr), override, pool, spec.notes, seeds=seeds))
     init_override = REGISTRY.get(f"{module}.{cls.__name__}")
     init_notes: list[str] = []
     init = _arguments(cls, init_override, pool, init_notes, hints_of=cls.__init__)  # type: ignore[misc]
@@ -515,18 +552,20 @@ def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: boo
     spec.notes += [f"constructor {note}" for note in init_notes]
     # SELF is drawn first: the instance, then the method's arguments
     return _finish(spec, _arguments(raw, override, pool, spec.notes, drop_first=True,
-                                    first={SELF: init_strategy}))
+                                    first={SELF: init_strategy}, seeds=seeds))
 
 
-def infer_named(module: str, name: str, *, constants: bool = True) -> FunctionSpec:
+def infer_named(module: str, name: str, *, constants: bool = True,
+                seeds: dict[str, Seeded] | None = None) -> FunctionSpec:
     """`infer` or `infer_method` for `name` (`function` or `Class.method`) in `module` (how workers rebuild a spec)."""
     owner, _, attr = name.rpartition(".")
     target = import_module(module)
     if not owner:
-        return infer(module, name, getattr(target, name), constants=constants)
+        return infer(module, name, getattr(target, name), constants=constants, seeds=seeds)
     cls = getattr(target, owner)
-    kinds = dict(public_methods(cls))
-    return infer_method(module, cls, attr, kinds.get(attr, METHOD), constants=constants)
+    raw = inspect.getattr_static(cls, attr)  # private methods too (a survivor may live in one)
+    kind = STATICMETHOD if isinstance(raw, staticmethod) else CLASSMETHOD if isinstance(raw, classmethod) else METHOD
+    return infer_method(module, cls, attr, kind, constants=constants, seeds=seeds)
 
 
 def module_specs(module: types.ModuleType, *, constants: bool = True) -> list[FunctionSpec]:

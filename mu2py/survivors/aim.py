@@ -1,0 +1,100 @@
+"""Fuzzing aimed at survivors: one mutation-guided campaign per function, its mutant runs limited to survivors.
+
+The campaign is the ordinary loop (`Fuzzer`) over the function's generated driver
+(`function_driver.function_target`), with `Analysis.only` set to the survivors of the
+function's module still alive, so mutant runs go to nothing the suite already kills; a
+survivor of a helper the function calls can die in its campaign too. Each probed run of the
+original is counted per aimed mutant (inputs that reached its site, inputs that infected it):
+the evidence behind the likely-equivalent list. Under a trial budget a campaign is
+reproducible: the same seed, budget and seeds give the same kills by the same inputs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mu2py.errors import UserError
+from mu2py.mutants.catalog import Program
+from mu2py.signatures import FunctionSpec
+from mu2py.target import Target
+
+# kills a test can assert: the original's output or exception differs (a hang or a crash makes no readable test)
+ASSERTABLE = ("output", "exception")
+
+
+@dataclass
+class Campaign:
+    """What one aimed campaign left: kills (mutant id -> input label, reason), inputs by label, evidence counts."""
+
+    qualname: str
+    spec: FunctionSpec | None = None
+    target: Target | None = None
+    program: Program | None = None  # the function's module and its mutants (their sources, for verification)
+    kills: dict[str, tuple[str, str]] = field(default_factory=dict)
+    inputs: dict[str, Any] = field(default_factory=dict)
+    reached: Counter[str] = field(default_factory=Counter)  # mutant id -> inputs that reached its site
+    infected: Counter[str] = field(default_factory=Counter)  # mutant id -> inputs that infected it
+    runs: Counter[str] = field(default_factory=Counter)  # mutant id -> times it ran on an input and lived
+    trials: int = 0
+    error: str | None = None
+
+
+def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float | None, seed: int,
+        timeout: float | None = None, on_progress: Callable[[Any], None] | None = None) -> Campaign:
+    """Fuzz `spec`'s function, running only the mutants in `alive` (ids); see the module docstring.
+
+    A function whose arguments cannot be drawn, or whose target raises while loading, gives
+    a Campaign with `error` set and no kills.
+    """
+    from mu2py.function_driver import function_target
+    from mu2py.fuzzer import FuzzConfig, Fuzzer
+
+    found = Campaign(spec.qualname, spec)
+    try:
+        target = function_target(spec)
+        # mutant_share 1: every input runs the aimed mutants it infects, also under a time budget (the timed
+        # default runs only mutants no saved input infects, and a survivor is one the suite's inputs infect)
+        config = FuzzConfig(trials=trials, seconds=seconds, seed=seed, timeout=timeout, mutant_share=1.0)
+        fuzzer = Fuzzer(target, config, on_progress=on_progress)
+    except UserError as exc:
+        found.error = str(exc)
+        return found
+    found.target, found.program = target, fuzzer.program
+    program, analysis = fuzzer.program, fuzzer.analysis
+    assert program is not None and analysis is not None
+    aimed = {program.index[i] for i in alive if i in program.index}
+    analysis.only = frozenset(aimed)
+    by_site: dict[int, list[int]] = {}
+    for index in aimed:
+        by_site.setdefault(program.mutants[index].site, []).append(index)
+    probed = analysis.run_original
+    ids = [m.id for m in program.mutants]
+
+    def counted(value: Any) -> Any:
+        # the evidence for the likely-equivalent list: per aimed mutant, inputs reaching and infecting it
+        result, reached, infected = probed(value)
+        for site in reached:
+            for index in by_site.get(site, ()):
+                found.reached[ids[index]] += 1
+                if index in infected:
+                    found.infected[ids[index]] += 1
+        return result, reached, infected
+
+    analysis.run_original = counted  # type: ignore[method-assign]
+    try:
+        result = fuzzer.run()
+    except UserError as exc:
+        found.error = str(exc)
+        return found
+    found.trials = result.stats.trials
+    found.inputs = {entry.name: entry.value for entry in result.corpus}
+    for index in aimed:
+        kill = analysis.kills.get(index)
+        if kill is not None:
+            found.kills[ids[index]] = (kill.input, kill.reason.value)
+        elif analysis.executions[index]:
+            found.runs[ids[index]] = analysis.executions[index]
+    return found

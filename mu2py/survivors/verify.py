@@ -1,0 +1,144 @@
+"""Verification of written tests in fresh interpreters: each must pass on the original and fail on its mutants.
+
+Two kinds of runs, each a fresh pytest session forked from a warm server that never imported
+the package (`score.forkserver`), or a new interpreter where that cannot serve (nothing of the
+fuzzing process is shared): the test files as they are (every test must pass), and, per mutant, the tests
+claiming to kill it with that mutant's source imported in place of its module (through the
+same import hook `score` uses for its fresh-interpreter verdicts; each claiming test must
+fail, or time out). Outcomes are read from pytest's JUnit XML, per test function.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from mu2py.score import ports
+from mu2py.score.forkserver import ForkServer
+from mu2py.score.suite import _INJECT
+
+# seconds a verification session may take: past it, a run with a mutant counts as failing (the mutant hangs)
+SESSION_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class MutantSource:
+    """What a fresh interpreter needs to import a mutant: its id, module name, file, and the mutated source."""
+
+    id: str
+    module: str
+    file: str
+    is_package: bool
+    source: str
+
+
+def _outcomes(xml: Path) -> dict[str, bool]:
+    """Per test function name, whether it passed (from a JUnit XML file; empty when there is none)."""
+    if not xml.is_file():
+        return {}
+    found = {}
+    for case in ElementTree.parse(xml).iter("testcase"):
+        bad = any(case.find(tag) is not None for tag in ("failure", "error", "skipped"))
+        found[case.get("name", "")] = not bad
+    return found
+
+
+class Sessions:
+    """Fresh pytest sessions: forked from warm servers (`score.forkserver`, one per thread) where possible, else
+    new interpreters. The servers never import the package under test (`modules`), so each session does."""
+
+    def __init__(self, root: str, sys_path: Sequence[str], modules: Sequence[str]) -> None:
+        self.root = root
+        self.sys_path = list(sys_path)
+        self.forbidden = sorted({*modules, *(m.split(".")[0] for m in modules)})
+        self._local = threading.local()
+        self._servers: list[ForkServer] = []
+        self._guard = threading.Lock()
+
+    def _server(self) -> ForkServer:
+        server = getattr(self._local, "server", None)
+        if server is None:
+            server = self._local.server = ForkServer(self.forbidden, self.root, self.sys_path)
+            with self._guard:
+                self._servers.append(server)
+        return server
+
+    def run(self, args: list[str], tmp: Path, mutant: MutantSource | None = None) -> tuple[dict[str, bool] | None, str]:
+        """Run pytest on `args` fresh (with `mutant` imported in place of its module): per test, passed?
+
+        None (with a note) when the session timed out.
+        """
+        xml = tmp / "junit.xml"
+        xml.unlink(missing_ok=True)
+        options = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly", "--junitxml", str(xml), *args]
+        env: dict[str, str] = {}
+        prelude = ""
+        if mutant is not None:
+            spec = tmp / "mutant.json"
+            spec.write_text(json.dumps({"module": mutant.module, "file": mutant.file, "is_package": mutant.is_package,
+                                        "source": mutant.source, "bind_lock": ports.LOCK_FILE}))
+            env["MU2PY_MUTANT_SPEC"] = str(spec)
+            prelude = _INJECT
+        out = tmp / "pytest.out"
+        code = self._server().run(options, cwd=self.root, env=env, path=self.sys_path, prelude=prelude,
+                                  out=str(out), timeout=SESSION_TIMEOUT)
+        if code is None:  # no fork server here: a new interpreter
+            code = self._subprocess(options, tmp, env, prelude, out)
+        if code == "timeout":
+            return None, "timed out"
+        return _outcomes(xml), out.read_text(errors="replace").strip()[-500:] if out.is_file() else ""
+
+    def _subprocess(self, options: list[str], tmp: Path, env: dict[str, str], prelude: str, out: Path) -> int | str:
+        (tmp / "mu2py_prelude.py").write_text(prelude)
+        paths = [str(tmp), *self.sys_path, os.environ.get("PYTHONPATH", "")]
+        full = dict(os.environ, **env, PYTHONPATH=os.pathsep.join(p for p in paths if p))
+        cmd = [sys.executable, "-c", "import mu2py_prelude, sys, pytest; sys.exit(pytest.main(sys.argv[1:]))",
+               *options]
+        try:
+            with out.open("w") as log:
+                return subprocess.run(cmd, cwd=self.root, env=full, stdout=log, stderr=subprocess.STDOUT,
+                                      timeout=SESSION_TIMEOUT).returncode
+        except subprocess.TimeoutExpired:
+            return "timeout"
+
+    def close(self) -> None:
+        """Stop the fork servers."""
+        for server in self._servers:
+            server.close()
+
+
+def passing(sessions: Sessions, files: Sequence[Path]) -> tuple[dict[str, bool], str]:
+    """Per test function of `files`, whether it passes on the original in a fresh session (and the output)."""
+    with tempfile.TemporaryDirectory(prefix="mu2py-verify-") as tmp:
+        found, output = sessions.run([str(f) for f in files], Path(tmp))
+    return found or {}, output
+
+
+def _killed_by(sessions: Sessions, mutant: MutantSource, node_ids: list[str]) -> set[str]:
+    with tempfile.TemporaryDirectory(prefix="mu2py-verify-") as tmp:
+        found, _ = sessions.run(node_ids, Path(tmp), mutant)
+    names = {node.rpartition("::")[2] for node in node_ids}
+    if found is None:  # the mutant hangs the tests: each one claiming it would not finish either
+        return names
+    return {name for name in names if found.get(name) is False}
+
+
+def killing(sessions: Sessions, claims: dict[MutantSource, list[str]], workers: int = 1) -> dict[str, set[str]]:
+    """Per mutant id, which of the tests claiming it (pytest node ids `file::test`) fail with it applied.
+
+    Invariant: a test counts for a mutant only if a fresh session that imported the mutated
+    module ran it and it failed (or the session hung).
+    """
+    jobs = sorted(claims.items(), key=lambda item: item[0].id)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        results = list(pool.map(lambda job: _killed_by(sessions, *job), jobs))
+    return {mutant.id: killed for (mutant, _), killed in zip(jobs, results, strict=True)}

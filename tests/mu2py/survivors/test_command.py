@@ -1,0 +1,123 @@
+"""`mu2py kill` end to end on tests/data/kill_sample: a weak suite, tests written, verified, a higher re-score."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mu2py
+
+KILL_SAMPLE = Path(__file__).resolve().parents[2] / "data" / "kill_sample"
+WORKTREE = str(Path(mu2py.__file__).resolve().parents[1])
+
+
+def _env(*extra):
+    # the mu2py under test (a worktree's, not the installed one), and nothing else of the caller's path
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = os.pathsep.join([*extra, WORKTREE])
+    return env
+
+
+def _kill(root, *args, code=0):
+    proc = subprocess.run([sys.executable, "-m", "mu2py", "kill", *args], cwd=root, capture_output=True, text=True,
+                          env=_env(), timeout=300)
+    assert proc.returncode == code, proc.stderr + proc.stdout
+    return proc
+
+
+KILL_ARGS = ("--paths", "kill_pkg", "--tests", "tests", "--trials", "400", "--seed", "1")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("kill") / "project"
+    shutil.copytree(KILL_SAMPLE, root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def run(project):
+    """One run over the sample, shared by the tests that read its outputs."""
+    proc = _kill(project, *KILL_ARGS, "--out", "out")
+    return proc, json.loads((project / "out" / "report.json").read_text())
+
+
+def test_scores_rise_and_tests_are_written(run):
+    proc, report = run
+    before, after = report["scores"]["before"], report["scores"]["after"]
+    assert after["all"]["detected"] > before["all"]["detected"]
+    assert after["function_body"]["score"] > before["function_body"]["score"]
+    tests = report["tests"]
+    # mean has no hints: the suite's values drove it; halve is typed only by its .pyi stub
+    assert {"test_mean_1", "test_halve_1"} <= set(tests["kill_pkg.calc"]["tests"]) | set(
+        tests["kill_pkg.stubbed"]["tests"])
+    claimed = {m for module in tests.values() for ids in module["tests"].values() for m in ids}
+    assert claimed == set(report["killed_by_tests"])
+    # the re-score counts every mutant a written test claims as detected
+    assert after["all"]["detected"] >= before["all"]["detected"] + len(claimed)
+    assert "score after (suite + written tests)" in proc.stdout and "likely equivalent" in proc.stdout
+
+
+def test_written_tests_pass_on_the_original(run, project):
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "out/tests"], cwd=project,
+                          capture_output=True, text=True, env=_env(str(project)))
+    assert proc.returncode == 0, proc.stdout
+    _, report = run
+    written = sum(len(m["tests"]) for m in report["tests"].values())
+    assert f"{written} passed" in proc.stdout
+
+
+def test_each_test_fails_on_its_mutant_on_disk(run, project, tmp_path):
+    """Independent of the verifier's import hook: the mutated file written into a copy of the package."""
+    from mu2py.mutants.catalog import Program
+    from mu2py.target import modules_target
+
+    _, report = run
+    sys.path.insert(0, str(project))
+    try:
+        program = Program(modules_target("kill_pkg.calc"))
+    finally:
+        sys.path.remove(str(project))
+        for name in [n for n in sys.modules if n.startswith("kill_pkg")]:
+            del sys.modules[name]
+    tests = report["tests"]["kill_pkg.calc"]
+    checked = 0
+    for name, ids in sorted(tests["tests"].items())[:3]:
+        copy = tmp_path / name
+        shutil.copytree(project / "kill_pkg", copy / "kill_pkg")
+        (copy / "kill_pkg" / "calc.py").write_text(program.mutant_source(ids[0]))
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               f"{tests['file']}::{name}"], cwd=copy, capture_output=True, text=True,
+                              env=_env(str(copy)))
+        assert proc.returncode == 1, (name, ids[0], proc.stdout)
+        checked += 1
+    assert checked == 3
+
+
+def test_likely_equivalents(run, project):
+    equivalents = json.loads((project / "out" / "equivalents.json").read_text())
+    likely = equivalents["likely"]
+    assert likely and all(e["reached"] >= 1 for e in likely)
+    assert [e["infected"] for e in likely] == sorted((e["infected"] for e in likely), reverse=True)
+    _, report = run
+    assert not {e["id"] for e in likely} & set(report["killed_by_tests"])
+
+
+def test_errors(tmp_path):
+    proc = _kill(tmp_path, "--package", "no_such_package_here", "--trials", "10", code=2)
+    assert "mu2py: error: no module named 'no_such_package_here'" in proc.stderr
+    strong = tmp_path / "strong"
+    (strong / "strong_pkg").mkdir(parents=True)
+    (strong / "strong_pkg" / "__init__.py").write_text("")
+    (strong / "strong_pkg" / "inc.py").write_text("def inc(x):\n    return x + 1\n")
+    (strong / "test_inc.py").write_text("from strong_pkg.inc import inc\n\n\ndef test_inc():\n"
+                                        "    assert inc(1) == 2\n")
+    proc = _kill(strong, "--paths", "strong_pkg", "--tests", "test_inc.py", "--trials", "10", code=2)
+    assert "no surviving mutant to aim at" in proc.stderr
+    (strong / "strong_pkg" / "inc.py").write_text("raise RuntimeError('no import')\n\ndef inc(x):\n    return x\n")
+    proc = _kill(strong, "--paths", "strong_pkg", "--tests", "test_inc.py", "--trials", "10", code=2)
+    assert proc.stderr.startswith("mu2py: error:") and "Traceback" not in proc.stderr

@@ -1,0 +1,42 @@
+"""Rendering one readable pytest test per killing input."""
+
+from mu2py.signatures import METHOD, FunctionSpec, Param
+from mu2py.survivors.write import KillCase, render
+from mu2py.testgen import Case
+
+
+def _spec(name, params, kind="function", init=()):
+    return FunctionSpec(module="pkg.mod", name=name, kind=kind,
+                        params=[Param(p, False, False, "x") for p in params],
+                        init_params=[Param(p, False, False, "x") for p in init])
+
+
+def _mutant(line, original, mutated):
+    return {"id": f"pkg.mod:{line}", "file": "/src/pkg/mod.py", "line": line, "original": original,
+            "mutated": mutated, "operator": "boundary"}
+
+
+def test_render_returns_raises_methods_and_pickles():
+    clamp = _spec("clamp", ["x", "low"])
+    box = _spec("Box.grow", ["by"], kind=METHOD, init=["size"])
+    cases = [
+        KillCase(clamp, Case("id_000001", {"x": -1, "low": 0}, expected=0), [_mutant(5, "x < low", "x <= low")]),
+        KillCase(clamp, Case("id_000004", {"x": 2}, raises="ValueError"), [_mutant(7, "a", "b"), _mutant(8, "c", "d")]),
+        KillCase(box, Case("id_000002", {"self": {"size": 2}, "by": 3}, expected=5), [_mutant(12, "+", "-")]),
+        KillCase(clamp, Case("id_000009", {"x": float("nan")}, expected=[float("nan")]), [_mutant(9, "e", "f")]),
+        KillCase(clamp, Case("id_000010", {"x": 1}, expected=complex(float("inf"), 1)), [_mutant(10, "g", "h")]),
+    ]
+    rendered = render("pkg.mod", cases, "mu2py kill --trials 10")
+    source = rendered.source
+    compile(source, "test_kill_pkg_mod.py", "exec")
+    assert "from pkg.mod import Box, clamp" in source and "import pytest" in source
+    assert "def test_clamp_1():\n    \"\"\"Kills 1 mutant the suite did not:\n    mod.py:5 `x < low` -> `x <= low`" \
+        in source
+    assert "    assert clamp(x=-1, low=0) == 0\n" in source
+    assert "    with pytest.raises(ValueError):\n        clamp(x=2)\n" in source and "Kills 2 mutants" in source
+    assert "    instance = Box(size=2)\n    assert instance.grow(by=3) == 5\n" in source
+    assert "assert repr(actual) == repr(expected)" in source  # nan != nan
+    assert "_PICKLED['test_clamp_4/expected']" in source and rendered.pickled is not None
+    assert sorted(rendered.tests) == ["test_Box_grow_1", "test_clamp_1", "test_clamp_2", "test_clamp_3",
+                                      "test_clamp_4"]
+    assert render("pkg.mod", cases, "mu2py kill --trials 10").source == source  # same cases, same text
