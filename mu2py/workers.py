@@ -15,7 +15,7 @@ import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import multiprocess as mp
 from multiprocess.connection import wait
@@ -31,23 +31,6 @@ class Lost:
 
 class WorkerError(RuntimeError):
     """A unit raised inside a worker (a bug in the unit function, not an outcome of the work)."""
-
-
-class Executor(Protocol):
-    """What the toolkit needs of an executor."""
-
-    workers: int
-
-    def map_unordered(
-        self, fn: Callable[[Any], Any], units: Sequence[Any], *, deadline: float | Callable[[Any], float] | None = None,
-        on_wait: Callable[[], None] | None = None,
-    ) -> Iterator[tuple[int, Any]]:
-        """Yield `(index, fn(units[index]))` (or `Lost`) for every unit, in completion order."""
-        ...
-
-    def close(self) -> None:
-        """Release the workers."""
-        ...
 
 
 class InProcess:

@@ -212,7 +212,6 @@ class HostRunner:
         self.capacity = max(capacity, 1)
         self.restarts = 0
         self.copies_built = 0
-        self.crashes: list[tuple[int, str]] = []
         self.retirements: list[str] = []  # why each retired host was no longer trustworthy
         self._root = os.getcwd()  # the user's directory: hosts work in a mirror of it, and may not change it
         self._scratch: str | None = None
@@ -356,7 +355,6 @@ class HostRunner:
                         self._original = original
                     elif not verdicts:
                         # the original left something behind and its result could not come back: skip the input
-                        self.crashes.append((-1, retired))
                         return [], False
                     # the host stopped after a run that left something behind, not at `stop_at`: go on
                     return verdicts, stop_at is None or time.monotonic() <= stop_at
@@ -393,7 +391,6 @@ class HostRunner:
         self.restarts += 1
         if position < 0 or position >= len(indices):
             # it died (or hung) on the original, or after the last mutant: no mutant is to blame, the input is skipped
-            self.crashes.append((-1, detail))
             return [], False
         verdicts = []
         for k in range(position):
@@ -401,7 +398,6 @@ class HostRunner:
             verdicts.append(Verdict(indices[k], _CODES[code] if code > 1 else None))
         reason = KillReason.TIMEOUT if how == "timeout" else KillReason.CRASH
         verdicts.append(Verdict(indices[position], reason, detail))
-        self.crashes.append((indices[position], detail))
         return verdicts, True
 
 

@@ -135,11 +135,6 @@ class Program:
         )
         self._payloads: dict[int, Payload] = {}
 
-    @property
-    def driver_name(self) -> str:
-        """The driver function's name inside its module."""
-        return self.target.driver.name
-
     def original(self) -> Callable[[Any], Any]:
         """The driver function bound to the real, unmutated modules."""
         return self.target.driver.fn
