@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -38,11 +39,13 @@ def function_of(item: Any) -> Any:
 
 def without_shrinking(items: Iterable[Any]) -> dict[Any, Any]:
     """Drop the shrink phase from each `@given` test's settings; returns {function: original settings}."""
-    try:
-        from hypothesis import Phase
-        from hypothesis import settings as Settings
-    except ImportError:  # a suite without Hypothesis
+    if "hypothesis" not in sys.modules:
+        # no collected test imported it, so none is a @given test: importing it here would cost every worker
+        # (and every replacement) half a second or more
         return {}
+    from hypothesis import Phase
+    from hypothesis import settings as Settings
+
     originals: dict[Any, Any] = {}
     for item in items:
         fn = function_of(item)
