@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mu2py.errors import UserError
@@ -94,6 +94,8 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
                 raise UserError(f"the test suite crashed the worker on the original code: {result['lost']}")
             if "error" in result:
                 raise UserError(result["error"])
+        if tuple(base["modules"]) != seeded.modules:  # the suite imports a file under another name (src layout)
+            program = build_program(replace(seeded, modules=tuple(base["modules"])))
         tests = {t["nodeid"]: (position, t) for position, t in enumerate(base["tests"])}
         chosen = [(nodeid, why) for nodeid, why in listed["tests"] if _selected(nodeid, only)]
         # a test pytest skips here (a skipif mark) is not run by fuzzing either: its body may not work here

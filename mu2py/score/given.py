@@ -101,3 +101,32 @@ def on_alarm() -> None:
     global fired_outside
     if not inside:
         fired_outside = True
+
+
+def pin_local_constants(modules: Iterable[Any]) -> bool:
+    """Make Hypothesis draw its "local constants" from `modules` (the code under test) only; whether it could.
+
+    Hypothesis mixes literals of every loaded module outside site-packages and the stdlib into what it
+    generates, re-reading `sys.modules` whenever it grew.  In a worker that set grows with whatever the
+    units run so far imported (lazily imported code under test, this tool's own modules when not
+    installed in site-packages), so the same test under the same `--hypothesis-seed` generated other
+    examples in another worker, or after another unit: `killed_default` differed between two runs.
+    Pinned to the modules under test, the examples depend on the seed and the test alone.
+    """
+    if "hypothesis" not in sys.modules:
+        return False
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants, constants_from_module
+    except ImportError:  # a Hypothesis without local constants: nothing varies
+        return False
+    if not callable(getattr(providers, "_get_local_constants", None)):
+        return False
+    pool = Constants()
+    for module in modules:
+        pool |= constants_from_module(module)
+    providers._get_local_constants = lambda: pool
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if cache is not None:
+        cache.cache.clear()
+    return True

@@ -207,6 +207,10 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             if "error" in base:
                 raise UserError(base["error"])
             state.tests = base["tests"]
+            if tuple(base["modules"]) != spec.modules:  # the suite imports a file under another name
+                spec = replace(spec, modules=tuple(base["modules"]))
+                program = state.program = build_program(spec)
+                hashes = {m.name: m.source_hash for m in program.target.modules}
             digest = tests_digest(spec, base.get("opened", []))
             keys = [_digest(hashes[m.module], m.id, digest) for m in program.mutants]
             failing = [t["nodeid"] for t in state.tests if t["outcome"] != "passed"]
