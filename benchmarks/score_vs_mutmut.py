@@ -6,7 +6,7 @@ directory, checks that its test suite passes, runs `mutmut run` on one copy and
 the score, then the verdict agreement on the mutants both tools generate, and mu2py's
 time once more without the import-time mutants mutmut does not make (the like-for-like time).
 
-    python benchmarks/score_vs_mutmut.py [--packages isodate toml] [--scratch DIR] [--workers 2]
+    python benchmarks/score_vs_mutmut.py [--packages isodate toml | --unseen] [--scratch DIR] [--workers 2]
                                          [--skip-mutmut] [--json-out FILE] [--cross-check] [--referee N]
 
 mutmut runs in a virtual environment of its own inside the scratch directory (it imports
@@ -89,7 +89,14 @@ PACKAGES: dict[str, Package] = {
             "tests/test_api.py::test_numpy_ints",
         ),
     ),
+    # three packages mu2py was never tuned on (issue 26): a cache library (src layout, unittest-style
+    # suite), an HTML-escaping string type (src layout; its C speedups are not built, the tests of the
+    # pure-Python escape run) and a SQL parser (flat layout, 460 tests)
+    "cachetools": Package("cachetools", "5.5.0", source="src/cachetools", import_root="src"),
+    "markupsafe": Package("markupsafe", "3.0.2", source="src/markupsafe", import_root="src"),
+    "sqlparse": Package("sqlparse", "0.5.1", source="sqlparse", import_root="."),
 }
+UNSEEN = ("cachetools", "markupsafe", "sqlparse")
 
 # mutmut's exit code per mutant (mutmut/stats.py, status_by_exit_code) folded into the statuses of
 # `mu2py score`; anything not listed here is "other" (suspicious, segfault, skipped, ...)
@@ -325,13 +332,12 @@ def locate_function(source: str, text: str, cls: str | None, func: str) -> int:
 # --- mu2py ------------------------------------------------------------------------------------
 
 
+CHECKOUT = Path(__file__).resolve().parents[1]  # the mu2py these figures are about: this checkout's
+
+
 def mu2py_command() -> list[str]:
-    """How to start this environment's mu2py."""
-    script = Path(sys.executable).with_name("mu2py")
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("mu2py")
-    return [found] if found else [sys.executable, "-m", "mu2py"]
+    """How to start this checkout's mu2py (found through `mu2py_env`), whatever `mu2py` is installed."""
+    return [sys.executable, "-m", "mu2py"]
 
 
 def has_score_command() -> bool:
@@ -344,8 +350,9 @@ def has_score_command() -> bool:
 
 
 def mu2py_env(pkg: Package, root: Path) -> dict[str, str]:
-    """mu2py runs the tests in this interpreter: the package must import from the copy's source."""
-    return clean_env(PYTHONPATH=str(root / pkg.import_root))
+    """mu2py runs the tests in this interpreter: the package must import from the copy's source, and mu2py
+    from this checkout (last on the path: the project's own `tests` package comes first)."""
+    return clean_env(PYTHONPATH=os.pathsep.join([str(root / pkg.import_root), str(CHECKOUT)]))
 
 
 def run_mu2py_score(pkg: Package, root: Path, workers: int, *extra: str) -> dict[str, Any]:
@@ -690,6 +697,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packages", nargs="+", default=list(PACKAGES),
                         help=f"packages to compare, space- or comma-separated (known: {', '.join(PACKAGES)})")
+    parser.add_argument("--unseen", action="store_true",
+                        help=f"the packages mu2py was never tuned on: {', '.join(UNSEEN)}")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/mu2py-score-vs-mutmut"),
                         help="scratch directory: venv, sdists, working copies, cached mutmut results")
     parser.add_argument("--workers", type=int, default=2, help="mutmut --max-children and mu2py --workers")
@@ -700,7 +709,7 @@ def main() -> int:
     parser.add_argument("--cross-check", action="store_true",
                         help="also score with --import-time fresh and compare the import-time mutants' verdicts")
     args = parser.parse_args()
-    names = [n.strip() for item in args.packages for n in item.split(",") if n.strip()]
+    names = list(UNSEEN) if args.unseen else [n.strip() for item in args.packages for n in item.split(",") if n.strip()]
     unknown = [n for n in names if n not in PACKAGES]
     if unknown:
         parser.error(f"unknown package(s) {', '.join(unknown)}; known: {', '.join(PACKAGES)}")
@@ -737,6 +746,18 @@ def main() -> int:
             figures[-1]["referee"] = referee(pkg, pristine, scratch, bindir, mutmut, score_result, args.referee)
         if args.cross_check and score_result is not None:
             figures[-1]["cross_check"] = cross_check(pkg, ours_root, args.workers, score_result)
+    print("summary (wall-time ratio mutmut/mu2py; scores: mutmut, mu2py, both on the mutants they share):")
+    for f in figures:
+        if "wall_ratio" not in f:
+            continue
+        shared = f.get("agreement") or {}
+        n = f.get("matched") or 0
+        on_shared = (f"{(shared['both_killed'] + shared['mutmut_only']) / n:.1%} vs "
+                     f"{(shared['both_killed'] + shared['mu2py_only']) / n:.1%} on {n}") if n and shared else "-"
+        like = f.get("same_scope", {}).get("wall_ratio")
+        print(f"  {f['package']}: {f['wall_ratio']:.2f}x ({like:.2f}x without import-time mutants); "
+              f"mutmut {f['mutmut']['score']:.1%}, mu2py {f['mu2py']['score']:.1%}; shared {on_shared}"
+              if like is not None else f"  {f['package']}: {f['wall_ratio']:.2f}x")
     if args.json_out:
         args.json_out.write_text(json.dumps(figures, indent=1))
     return 0

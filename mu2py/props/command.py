@@ -40,6 +40,11 @@ def _table(report: dict[str, Any]) -> Table:
     return table
 
 
+def entries_reached_nothing(report: dict[str, Any]) -> bool:
+    """Whether there were properties and none reached a mutant (the code mutated is not the code tested)."""
+    return bool(report["properties"]) and report["summary"]["reached"] == 0
+
+
 def print_report(console: Console, report: dict[str, Any], show: int = 10) -> None:
     """The table, the new `@example` lines, weak properties with their survivors, bugs and skipped tests."""
     console.print(_table(report))
@@ -73,6 +78,9 @@ def print_report(console: Console, report: dict[str, Any], show: int = 10) -> No
         console.print(f"killing inputs of {len(s['not_saved'])} tests not saved: their settings have no example "
                       "database (Hypothesis's 'ci' profile, loaded when a CI variable such as CI is set, turns "
                       "it off); the @example lines above keep them", markup=False)
+    if entries_reached_nothing(report):
+        console.print("no mutant was reached: the properties ran none of the code being mutated; check that "
+                      "--paths/--package (or [tool.mu2py]) names the code these tests import", markup=False)
     console.print(f"[bold]{s['killed']}[/bold] of {s['reached']} reached mutants killed after fuzzing "
                   f"({s['killed_default']} by the default runs); {s['properties']} properties, "
                   f"{len(s['weak'])} weak, {s['failing_on_original']} failing on the original; {s['seconds']} s",

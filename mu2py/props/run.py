@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mu2py.errors import UserError
@@ -25,6 +25,9 @@ from mu2py.mutants.catalog import Program
 from mu2py.score.scoring import _host_entry
 from mu2py.score.suite import SuiteSpec, build_program
 from mu2py.workers import Lost, Processes, WorkerError
+
+FUZZ_LEAST_SHARE = 0.25  # under --time, fuzzing gets at least this share of a test's budget
+DEFAULT_SLICE = 4  # the fewest mutants of one test's default runs sent to a worker at once
 
 
 @dataclass
@@ -94,6 +97,8 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
                 raise UserError(f"the test suite crashed the worker on the original code: {result['lost']}")
             if "error" in result:
                 raise UserError(result["error"])
+        if tuple(base["modules"]) != seeded.modules:  # the suite imports a file under another name (src layout)
+            program = build_program(replace(seeded, modules=tuple(base["modules"])))
         tests = {t["nodeid"]: (position, t) for position, t in enumerate(base["tests"])}
         chosen = [(nodeid, why) for nodeid, why in listed["tests"] if _selected(nodeid, only)]
         # a test pytest skips here (a skipif mark) is not run by fuzzing either: its body may not work here
@@ -111,13 +116,13 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
             {"kind": "props_default", "nodeid": n, "position": tests[n][0],
              "timeout": round(config.timeout_factor * tests[n][1]["seconds"] + config.min_timeout, 3),
              "mutants": sorted(set(tests[n][1]["infected"]) & swappable) if config.default_runs else []}
-            for n in passing])
+            for n in passing], config.workers)
         bugs = _run(pool, run_unit, [{"kind": "props_bug", "nodeid": n, "position": tests[n][0]} for n in failing])
         say("fuzzing")
         campaigns = _run(pool, run_unit, [
             {"kind": "props_fuzz", "nodeid": n, "position": tests[n][0], "trials": config.trials,
-             "seconds": config.seconds, "seed": config.seed, "guidance": config.guidance, "save": config.save,
-             "per_input": config.per_input,
+             "seconds": fuzz_seconds(config.seconds, d["seconds"]), "budget": config.seconds, "seed": config.seed,
+             "guidance": config.guidance, "save": config.save, "per_input": config.per_input,
              "candidates": sorted(swappable), "killed_before": sorted(d.get("killed", {})),
              "timeout": config.min_timeout} for n, d in zip(passing, defaults, strict=True)])
     finally:
@@ -135,11 +140,31 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
     }
 
 
-def _defaults(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], units: list[dict[str, Any]]
-              ) -> list[dict[str, Any]]:
-    """Run the default-run units; a unit cut short by a timeout goes on with its `rest` in a fresh worker."""
-    merged: list[dict[str, Any]] = [{"killed": {}, "unswappable": []} for _ in units]
-    todo = list(enumerate(units))
+def fuzz_seconds(budget: float | None, default_seconds: float) -> float | None:
+    """A test's fuzzing time under `--time`: its budget less what its default runs took, at least a quarter of it.
+
+    `--time` is what one test may take in all (default runs, fuzzing, then shrinking its kills, itself
+    bounded by a share of the budget): wall time follows the budget instead of running about three
+    times over it.
+    """
+    if budget is None:
+        return None
+    return round(max(FUZZ_LEAST_SHARE * budget, budget - default_seconds), 3)
+
+
+def _defaults(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], units: list[dict[str, Any]],
+              workers: int = 1) -> list[dict[str, Any]]:
+    """Run the default-run units; a unit cut short by a timeout goes on with its `rest` in a fresh worker.
+
+    With several workers a test's mutants go out in a few slices each, so that one test with many
+    mutants does not keep a single worker busy while the others wait for the next phase.
+    """
+    merged: list[dict[str, Any]] = [{"killed": {}, "unswappable": [], "seconds": 0.0} for _ in units]
+    todo = []
+    for k, unit in enumerate(units):
+        mutants = unit["mutants"]
+        size = max(DEFAULT_SLICE, -(-len(mutants) // (2 * workers))) if workers > 1 else len(mutants) or 1
+        todo += [(k, dict(unit, mutants=mutants[i:i + size])) for i in range(0, len(mutants), size)] or [(k, unit)]
     while todo:
         results = _run(pool, fn, [unit for _, unit in todo])
         again = []
@@ -154,6 +179,7 @@ def _defaults(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], u
                 continue
             merged[k]["killed"].update(result["killed"])
             merged[k]["unswappable"].extend(result["unswappable"])
+            merged[k]["seconds"] += result.get("seconds", 0.0)
             if result["rest"]:
                 again.append((k, dict(unit, mutants=result["rest"])))
         todo = again

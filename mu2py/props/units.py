@@ -19,6 +19,15 @@ from mu2py.props.loop import PropertyFuzzer, mutant_plan
 from mu2py.score import given, suite
 
 SHRINK_SECONDS = 10.0  # at most this long shrinking one killing input (else it is kept as found)
+SHRINK_SHARE = 0.25  # all shrinking of one test's kills and bugs: at most this share of its fuzzing budget...
+SHRINK_LEAST = 2.0  # ...or this many seconds, whichever is more
+
+
+def shrink_budget(unit: dict[str, Any], seconds: float) -> float:
+    """Seconds all shrinking after a campaign may take: a share of its time budget, so that wall time follows
+    `--time` (shrinking 10 s per kill, a campaign with dozens of kills took several times its budget)."""
+    budget = unit.get("budget")
+    return max(SHRINK_LEAST, SHRINK_SHARE * (budget if budget is not None else seconds))
 
 
 def props_list(unit: dict[str, Any]) -> dict[str, Any]:
@@ -40,6 +49,7 @@ def props_default(unit: dict[str, Any]) -> dict[str, Any]:
     state = suite._state()
     item = suite._item(state, unit["nodeid"], unit["position"])
     killed, unswappable = {}, []
+    start = time.perf_counter()
     program = state.program
     assert program is not None
     for position, index in enumerate(unit["mutants"]):
@@ -56,8 +66,9 @@ def props_default(unit: dict[str, Any]) -> dict[str, Any]:
         if outcome != "passed":
             killed[index] = "timeout" if outcome == "timeout" else "exception"
         if outcome == "timeout" and given.fired_outside:  # the worker is replaced: the rest go to a fresh one
-            return {"killed": killed, "unswappable": unswappable, "rest": unit["mutants"][position + 1:]}
-    return {"killed": killed, "unswappable": unswappable, "rest": []}
+            return {"killed": killed, "unswappable": unswappable, "rest": unit["mutants"][position + 1:],
+                    "seconds": time.perf_counter() - start}
+    return {"killed": killed, "unswappable": unswappable, "rest": [], "seconds": time.perf_counter() - start}
 
 
 def props_bug(unit: dict[str, Any]) -> dict[str, Any]:
@@ -98,6 +109,12 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
     database = handle.database if unit.get("save", True) else None
     settings = state.shrinking.get(handle.fn, handle.settings)  # the test's own settings, shrinking on
     timeout = max(1.0, unit.get("timeout", 1.0))
+    shrink_until = time.perf_counter() + shrink_budget(unit, seconds)
+
+    def shrink_time() -> float:
+        # past the budget an input is kept as found (its replay is still checked)
+        return min(SHRINK_SECONDS, shrink_until - time.perf_counter())
+
     kills = {}
     for index, kill in sorted(fuzzer.kills.items()):
         saved, serialized, representation = False, _serialized(kill.buffer), kill.representation
@@ -109,7 +126,8 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
         try:
             found = handle.failing_choices(kill.buffer, timeout)
             # Hypothesis shrinks it on the mutant: the @example line and the saved input are its minimal form
-            shrunk = handle.shrink(*found, settings, SHRINK_SECONDS) if found is not None else None
+            left = shrink_time()
+            shrunk = handle.shrink(*found, settings, left) if found is not None and left > 0 else None
         finally:
             swap.restore()
         if found is not None:
@@ -126,7 +144,8 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
         # on the original code: Hypothesis's minimal form of the input that fails the property
         suite._fresh_start(state)
         found = handle.failing_choices(fuzzer.bug_inputs[key], timeout)
-        shrunk = handle.shrink(*found, settings, SHRINK_SECONDS) if found is not None else None
+        left = max(1.0, shrink_time())  # a bug's minimal example is worth a second past the budget
+        shrunk = handle.shrink(*found, settings, left) if found is not None else None
         bugs.append(dict(bug, example=shrunk[1]) if shrunk is not None else bug)
     # Hypothesis's "ci" profile (loaded when a CI variable such as CI is set) turns the database off
     no_database = unit.get("save", True) and database is None

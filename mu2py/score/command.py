@@ -18,6 +18,7 @@ from rich.table import Table
 
 from mu2py.argtypes import percent, positive_int
 from mu2py.errors import UserError
+from mu2py.score.scope import shard_arg
 from mu2py.target import modules_at, package_root
 
 PROGRESS_EVERY = 5.0  # seconds between progress lines when stdout is not a terminal
@@ -121,10 +122,12 @@ def modules_to_mutate(root: Path, config: dict[str, Any], package: str | None, p
 def _score(args: argparse.Namespace, console: Console) -> int:
     from rich.live import Live
 
-    from mu2py.score.html import write_html
+    from mu2py.score.scope import Scope
     from mu2py.score.scoring import ScoreConfig, report, score
+    from mu2py.score.since import changed_lines
     from mu2py.score.suite import SuiteSpec
 
+    _check_ci_arguments(args)
     root = Path(args.root).resolve()
     config = load_config(root)
     skip = list(config.get("skip", [])) + list(args.skip or [])
@@ -135,15 +138,19 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     spec = SuiteSpec(root=str(root), pytest_args=tuple(pytest_args), modules=tuple(modules), files=tuple(files),
                      sys_path=tuple(sys_path), skip_patterns=tuple(config.get("skip_lines", [])))
     cache = None if args.no_cache else Path(args.cache) if args.cache else root / ".mu2py-cache" / "score.json"
+    lines = changed_lines(root, args.since, files) if args.since else None
     score_config = ScoreConfig(workers=args.workers, pruning=args.opt, timeout_factor=args.timeout_factor,
-                               cache=cache, cluster=args.cluster, import_time=args.import_time)
+                               cache=cache, cluster=args.cluster, import_time=args.import_time,
+                               scope=Scope(lines=lines, shard=args.shard, since=args.since))
     live_wanted = console.is_terminal and not args.json
 
     def line(state: Any, phase: str) -> str:
         if phase.startswith("Dask"):
             console.print(phase)
-        done = len(state.verdicts)
-        return f"[{phase}] {done}/{len(state.program.mutants)} mutants judged ({state.cached} from cache)"
+        scoped = state.selected  # --since, --shard: the others are not this run's to judge
+        done = sum(1 for i in state.verdicts if scoped is None or i in scoped)
+        total = len(scoped) if scoped is not None else len(state.program.mutants)
+        return f"[{phase}] {done}/{total} mutants judged ({state.cached} from cache)"
 
     if live_wanted:
         with Live("loading", console=console, refresh_per_second=2, transient=True) as live:
@@ -164,16 +171,25 @@ def _score(args: argparse.Namespace, console: Console) -> int:
 
         state = score(spec, score_config, plain)
     result = report(state)
+    result["root"] = str(root)  # so that score-merge can move the paths to its own checkout
     for entry in result["mutants"]:
         if entry["status"] == "survived":
             entry["diff"] = _diff(state.program, entry["id"])
+    return _present(result, args, root, console)
+
+
+def _present(result: dict[str, Any], args: argparse.Namespace, root: Path, console: Console) -> int:
+    """Write the reports asked for, print the summary (or the JSON), and return the exit code."""
+    from mu2py.score.html import write_html
+
     if args.html:
         index = write_html(result, Path(args.html), root)
         if not args.json:
             console.print(f"HTML report: {index}")
     if args.json:
+        code = _ci_outputs(result, args, root, console)
         print(json.dumps(result, indent=1))
-        return _below(result, args)
+        return max(code, _below(result, args))
     console.print(_summary_table(result, root))
     by_id = {m["id"]: m for m in result["mutants"]}
     survivors = [by_id[i] for i in result["triage"]]
@@ -196,17 +212,55 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
         + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""),
         markup=True)
+    if s.get("out_of_scope"):
+        scope = s.get("scope") or {}
+        why = [f"on lines unchanged since {scope['since']}" if scope.get("since") else "",
+               f"in other shards than {scope['shard']}" if scope.get("shard") else ""]
+        console.print(f"{s['out_of_scope']} mutants not judged by this run ({' or '.join(filter(None, why))})"
+                      if any(why) else f"{s['out_of_scope']} mutants not in the merged reports", markup=False)
     for module, why in s.get("unimportable", {}).items():
         console.print(f"skipped {module}: it cannot be imported here ({why}); its mutants are not scored",
                       markup=False)
-    return _below(result, args)
+    return max(_ci_outputs(result, args, root, console), _below(result, args))
+
+
+def _ci_outputs(result: dict[str, Any], args: argparse.Namespace, root: Path, console: Console) -> int:
+    """Write --report, --junit, --sarif, print --github annotations, apply --baseline; 1 when a file's score
+    fell below its baseline (one line on stderr per file), else 0."""
+    from mu2py.score import baseline, reports
+    from mu2py.storage import write_atomic, write_json
+
+    if args.report:
+        write_json(Path(args.report), result)
+    if args.junit:
+        write_atomic(Path(args.junit), reports.junit(result, root))
+    if args.sarif:
+        write_atomic(Path(args.sarif), reports.sarif(result, root))
+    if args.github:
+        for row in reports.github(result, root):
+            print(row, flush=True)
+    if not args.baseline:
+        return 0
+    path = Path(args.baseline)
+    if args.update_baseline:
+        written = baseline.update(result, root, path)
+        if not args.json:
+            console.print(f"baseline {path}: scores of {written} files written", markup=False, highlight=False)
+        return 0
+    drops, compared = baseline.check(result, root, path)
+    for drop in drops:
+        print(f"mu2py: {drop.line()}", file=sys.stderr)
+    if not args.json:
+        console.print(f"baseline {path}: {compared} files compared, {len(drops)} below", markup=False,
+                      highlight=False)
+    return 1 if drops else 0
 
 
 def _below(result: dict[str, Any], args: argparse.Namespace) -> int:
     """Exit code 1 (as `mutate`) with one line on stderr when the score is under `--fail-under` (else 0)."""
-    if args.fail_under is None:
-        return 0
-    score = 100 * (result["summary"]["score"] or 0)
+    if args.fail_under is None or result["summary"]["score"] is None:
+        return 0  # no mutant to judge (a --since run whose change touches none) is no shortfall
+    score = 100 * result["summary"]["score"]
     if score < args.fail_under:
         print(f"mu2py: score {score:.1f}% is below --fail-under {args.fail_under:g}%", file=sys.stderr)
         return 1
@@ -237,4 +291,51 @@ def add_score_command(sub: Any) -> None:
     p.add_argument("--show", type=int, default=20, help="survivors to list in the terminal (most worth a look first)")
     p.add_argument("--fail-under", type=percent, metavar="PCT",
                    help="exit with code 1 when the score (in percent) is below PCT (for CI)")
+    p.add_argument("--since", metavar="REF",
+                   help="judge only the mutants on lines changed since the git REF (working tree against it)")
+    p.add_argument("--shard", type=shard_arg, metavar="I/N",
+                   help="judge shard I of N (a deterministic split; merge the --report files with score-merge)")
+    _ci_arguments(p)
     p.set_defaults(run=_score)
+
+    m = sub.add_parser("score-merge", help="merge the --report files of score shards into one report")
+    m.add_argument("reports", nargs="+", metavar="REPORT", help="JSON reports written by score --report")
+    m.add_argument("--root", default=".", help="project root the merged paths are under (default: current directory)")
+    m.add_argument("--json", action="store_true", help="the merged report as JSON on stdout")
+    m.add_argument("--html", metavar="DIR", help="write an HTML report: one page per source file")
+    m.add_argument("--show", type=int, default=20, help="survivors to list in the terminal")
+    m.add_argument("--fail-under", type=percent, metavar="PCT", help="exit with code 1 when the score is below PCT")
+    _ci_arguments(m)
+    m.set_defaults(run=_merge)
+
+
+def _ci_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--report", metavar="FILE", help="write the JSON report to FILE (atomically)")
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML: a test case per mutant, survivors failing")
+    p.add_argument("--sarif", metavar="FILE", help="write SARIF 2.1.0: a result per survivor, on its line")
+    p.add_argument("--github", action="store_true", help="print a GitHub Actions ::warning per survivor")
+    p.add_argument("--baseline", metavar="FILE",
+                   help="per-file ratchet: exit 1 when a file's score is below its score in FILE")
+    p.add_argument("--update-baseline", action="store_true",
+                   help="write the scores of this run's files into the --baseline FILE instead of checking")
+
+
+def _check_ci_arguments(args: argparse.Namespace) -> None:
+    # checked before any test runs: a typo must not cost a whole scoring run
+    if args.json and args.github:
+        raise UserError("--github prints annotations on stdout, where --json prints the report: keep one "
+                        "(--report FILE writes the JSON report to a file)")
+    if args.update_baseline and not args.baseline:
+        raise UserError("--update-baseline needs --baseline FILE")
+    if args.baseline and not args.update_baseline:
+        from mu2py.score.baseline import load
+
+        load(Path(args.baseline))  # a missing or corrupt baseline is named now, not after the run
+
+
+def _merge(args: argparse.Namespace, console: Console) -> int:
+    from mu2py.score.reports import load_report, merge
+
+    _check_ci_arguments(args)
+    root = Path(args.root).resolve()
+    return _present(merge([load_report(Path(r)) for r in args.reports], root), args, root, console)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -38,11 +39,13 @@ def function_of(item: Any) -> Any:
 
 def without_shrinking(items: Iterable[Any]) -> dict[Any, Any]:
     """Drop the shrink phase from each `@given` test's settings; returns {function: original settings}."""
-    try:
-        from hypothesis import Phase
-        from hypothesis import settings as Settings
-    except ImportError:  # a suite without Hypothesis
+    if "hypothesis" not in sys.modules:
+        # no collected test imported it, so none is a @given test: importing it here would cost every worker
+        # (and every replacement) half a second or more
         return {}
+    from hypothesis import Phase
+    from hypothesis import settings as Settings
+
     originals: dict[Any, Any] = {}
     for item in items:
         fn = function_of(item)
@@ -98,3 +101,32 @@ def on_alarm() -> None:
     global fired_outside
     if not inside:
         fired_outside = True
+
+
+def pin_local_constants(modules: Iterable[Any]) -> bool:
+    """Make Hypothesis draw its "local constants" from `modules` (the code under test) only; whether it could.
+
+    Hypothesis mixes literals of every loaded module outside site-packages and the stdlib into what it
+    generates, re-reading `sys.modules` whenever it grew.  In a worker that set grows with whatever the
+    units run so far imported (lazily imported code under test, this tool's own modules when not
+    installed in site-packages), so the same test under the same `--hypothesis-seed` generated other
+    examples in another worker, or after another unit: `killed_default` differed between two runs.
+    Pinned to the modules under test, the examples depend on the seed and the test alone.
+    """
+    if "hypothesis" not in sys.modules:
+        return False
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants, constants_from_module
+    except ImportError:  # a Hypothesis without local constants: nothing varies
+        return False
+    if not callable(getattr(providers, "_get_local_constants", None)):
+        return False
+    pool = Constants()
+    for module in modules:
+        pool |= constants_from_module(module)
+    providers._get_local_constants = lambda: pool
+    cache = getattr(providers, "CONSTANTS_CACHE", None)
+    if cache is not None:
+        cache.cache.clear()
+    return True

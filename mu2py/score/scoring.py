@@ -30,12 +30,13 @@ from typing import Any
 
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
+from mu2py.score.reports import assemble
 from mu2py.score.sandbox import data_digest_parts
+from mu2py.score.scope import Scope
 from mu2py.score.suite import SuiteSpec, build_program, run_unit, test_files
 from mu2py.storage import write_json
 from mu2py.workers import Lost, Processes, WorkerError
 
-STATUSES = ("killed", "survived", "timeout", "no_coverage")
 CACHE_VERSION = 2  # 2: keys include the data files the suite reads
 
 
@@ -51,6 +52,7 @@ class ScoreConfig:
     cluster: str | None = None  # a Dask address (tcp://HOST:PORT or local:N): units travel in shards
     shard_size: int = 25
     import_time: str = "reload"  # import-time mutants: "reload" in place, "fresh" interpreter each, or "skip"
+    scope: Scope = field(default_factory=Scope)  # --since and --shard: the mutants this run judges
 
 
 @dataclass
@@ -64,6 +66,8 @@ class ScoreRun:
     baseline_seconds: float = 0.0
     test_names: frozenset[str] = frozenset()  # identifiers the test files use (for the survivors' triage)
     unimportable: dict[str, str] = field(default_factory=dict)  # module -> why the tests cannot import it here
+    selected: set[int] | None = None  # indices of the mutants in scope (None: every one)
+    scope: dict[str, Any] = field(default_factory=dict)  # the scope as the report states it
 
     @property
     def cached(self) -> int:
@@ -154,6 +158,9 @@ class VerdictCache:
             self.journal.unlink(missing_ok=True)
 
 
+_OUT_OF_SCOPE = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "out_of_scope"}
+
+
 def _scope_key(module: str, scope: str) -> str:
     return f"{module}:{scope}"
 
@@ -165,7 +172,16 @@ def score(spec: SuiteSpec, config: ScoreConfig,
     # test ids must be the same in every worker: parametrizing over a set orders it by string hashes
     os.environ.setdefault("PYTHONHASHSEED", "0")
     program = build_program(spec)
-    state = ScoreRun(program, test_names=_identifiers(spec))
+    state = ScoreRun(program, test_names=_identifiers(spec), scope=config.scope.describe())
+    if not config.scope.everything:
+        state.selected = config.scope.select(program.mutants)
+        if not state.selected:
+            # nothing to judge (no mutant on a changed line, an empty shard): no need to run the suite at all
+            state.verdicts = dict.fromkeys(range(len(program.mutants)), _OUT_OF_SCOPE)
+            state.seconds = time.perf_counter() - start
+            progress = on_progress or (lambda s, phase: None)
+            progress(state, "done")
+            return state
     cache = VerdictCache(config.cache)
     hashes = {m.name: m.source_hash for m in program.target.modules}
     progress = (lambda phase: on_progress(state, phase)) if on_progress else (lambda phase: None)
@@ -191,6 +207,10 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             if "error" in base:
                 raise UserError(base["error"])
             state.tests = base["tests"]
+            if tuple(base["modules"]) != spec.modules:  # the suite imports a file under another name
+                spec = replace(spec, modules=tuple(base["modules"]))
+                program = state.program = build_program(spec)
+                hashes = {m.name: m.source_hash for m in program.target.modules}
             digest = tests_digest(spec, base.get("opened", []))
             keys = [_digest(hashes[m.module], m.id, digest) for m in program.mutants]
             failing = [t["nodeid"] for t in state.tests if t["outcome"] != "passed"]
@@ -357,12 +377,15 @@ def _plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list
         if m.module in unimportable:  # no test can import it on this platform: not part of this score
             state.verdicts[index] = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "unimportable"}
             continue
+        if index in program.static and config.import_time == "skip":
+            state.verdicts[index] = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "skipped"}
+            continue
+        if state.selected is not None and index not in state.selected:  # --since, --shard: another run's
+            state.verdicts[index] = _OUT_OF_SCOPE
+            continue
         cached = cache.get(keys[index])
         if cached is not None:
             state.verdicts[index] = dict(cached, cached=True)
-            continue
-        if index in program.static and config.import_time == "skip":
-            state.verdicts[index] = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "skipped"}
             continue
         if index in program.static and config.import_time == "fresh":
             units.append(_isolated_unit(index, state, config))
@@ -407,28 +430,22 @@ _MESSAGE_CALL = re.compile(r"(?:\b(?:_|N_|P_|_?n?p?gettext|_?ngettext|_?pgettext
                            r"|\.(?:debug|info|warning|warn|error|exception|critical)|\bwarnings\.warn)\s*\(")
 
 
-def _triage(state: ScoreRun, entries: list[dict[str, Any]]) -> list[str]:
-    """Survivor ids, most worth a maintainer's look first: reached by more tests, in a function the tests
-    name (call directly), and not a translated or logged message; then by place."""
-    program = state.program
-    lines = {info.name: info.source.splitlines() for info in program.target.modules}
-
-    def key(e: dict[str, Any]) -> tuple[Any, ...]:
-        return (e["message"], not e["direct"], -e["reached_by"], e["file"], e["line"], e["column"])
-
+def _mark(state: ScoreRun, entries: list[dict[str, Any]]) -> None:
+    """Mark each entry for the survivors' triage (see `reports.triage_key`): a message (a string handed to a
+    translation or logging call), and direct (in a function the tests name, so call directly)."""
+    lines = {info.name: info.source.splitlines() for info in state.program.target.modules}
     for e in entries:
         text = lines.get(e["module"], [])
         source = text[e["line"] - 1] if 0 < e["line"] <= len(text) else ""
         e["message"] = e["operator"] == "string" and bool(_MESSAGE_CALL.search(source))
         parts = [p for p in e["scope"].split(".") if not p.startswith("<")]
         e["direct"] = any(p in state.test_names for p in parts)
-    return [e["id"] for e in sorted((e for e in entries if e["status"] == "survived"), key=key)]
 
 
 def report(state: ScoreRun) -> dict[str, Any]:
     """The JSON report: a summary, per-file totals, one entry per mutant, and the survivors in triage order."""
     entries = []
-    per_file: dict[str, dict[str, int]] = {}
+    catalog: dict[str, int] = {}  # per file: the mutants a complete run scores (out of this run's scope included)
     skipped = unimportable = 0
     reached: dict[int, int] = {}
     for test in state.tests:
@@ -439,6 +456,8 @@ def report(state: ScoreRun) -> dict[str, Any]:
         if verdict["status"] == "skipped":  # --import-time skip, or a module no test can import: not scored
             if verdict.get("mode") == "unimportable":
                 unimportable += 1
+            elif verdict.get("mode") == "out_of_scope":
+                catalog[m.file] = catalog.get(m.file, 0) + 1
             else:
                 skipped += 1
             continue
@@ -449,20 +468,9 @@ def report(state: ScoreRun) -> dict[str, Any]:
                      isolated_because=verdict.get("isolated_because"), seconds=verdict.get("seconds"),
                      reached_by=reached.get(m.site, 0))
         entries.append(entry)
-        counts = per_file.setdefault(m.file, dict.fromkeys(STATUSES, 0))
-        counts[verdict["status"]] += 1
-    totals = {s: sum(1 for e in entries if e["status"] == s) for s in STATUSES}
-    detected = totals["killed"] + totals["timeout"]
-    return {
-        "summary": {
-            "total": len(entries), **totals, "skipped_import_time": skipped,
-            "skipped_unimportable": unimportable, "unimportable": state.unimportable,
-            "pruned_infection": state.pruned_infection, "cached": state.cached,
-            "score": round(detected / len(entries), 4) if entries else None,
-            "tests": len(state.tests), "seconds": round(state.seconds, 2),
-            "baseline_seconds": round(state.baseline_seconds, 2),
-        },
-        "files": per_file,
-        "mutants": entries,
-        "triage": _triage(state, entries),
-    }
+        catalog[m.file] = catalog.get(m.file, 0) + 1
+    _mark(state, entries)
+    return assemble(entries, catalog, {
+        "skipped_import_time": skipped, "skipped_unimportable": unimportable, "unimportable": state.unimportable,
+        "tests": len(state.tests), "seconds": round(state.seconds, 2),
+        "baseline_seconds": round(state.baseline_seconds, 2), "scope": state.scope})

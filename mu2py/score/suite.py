@@ -310,9 +310,32 @@ def _restore_params(host: _Host, item: Any) -> None:
             params[name] = copy.deepcopy(value)
 
 
+def names_as_imported(spec: SuiteSpec) -> tuple[str, ...]:
+    """The spec's module names, each replaced by the name the collected suite imported its file under, if other.
+
+    A file in a folder without `__init__.py` (a src layout's namespace package) is named from that folder
+    (`frames`), while the tests import it from higher up (`framepkg.frames`): two module objects, and the
+    one the tests run would never see a mutant.
+    """
+    by_file: dict[str, str] = {}
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and file.endswith(".py"):
+            by_file.setdefault(os.path.realpath(file), name)
+    names = []
+    for name, file in zip(spec.modules, spec.files, strict=True):
+        loaded = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(loaded, str) and os.path.realpath(loaded) == os.path.realpath(file):
+            names.append(name)
+        else:
+            names.append(by_file.get(os.path.realpath(file), name))
+    return tuple(names)
+
+
 def _state() -> _Host:
     assert _HOST is not None, "units run only inside a hosted worker"
     if _HOST.program is None:
+        _HOST.spec = replace(_HOST.spec, modules=names_as_imported(_HOST.spec))
         _HOST.program = build_program(_HOST.spec)
         for info in _HOST.program.target.modules:
             module = sys.modules.get(info.name)
@@ -327,6 +350,7 @@ def _state() -> _Host:
                 _HOST.error = (f"the tests import {info.name} from {loaded}, not from {info.file}: "
                                "install the package in editable mode or run from its source root")
             _HOST.swaps[info.name] = CodeSwap(module, compile(info.source, info.file, "exec", dont_inherit=True))
+        given.pin_local_constants(swap.module for swap in _HOST.swaps.values())
         # taken before any test runs: what every test starts from (see `fresh`)
         _HOST.containers = ContainerSnapshot([swap.module for swap in _HOST.swaps.values()])
         # per-thread state at module level (a current locale): a test that leaves it set would hide a mutant
@@ -450,7 +474,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
         volatile.extend(_restore_tree(state))
     opened, state.opened = sorted(state.opened), None
     return {"tests": tests, "unprobed": unprobed, "opened": opened, "volatile": sorted(set(volatile)),
-            "unimportable": dict(state.unimportable)}
+            "unimportable": dict(state.unimportable), "modules": list(state.spec.modules)}
 
 
 def _restore_tree(state: _Host) -> list[str]:

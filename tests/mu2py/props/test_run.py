@@ -165,3 +165,13 @@ def test_a_bug_found_by_fuzzing_is_reported_with_hypothesis_minimal_example(proj
     [bug] = report["bugs"]
     assert bug["test"] == entry["test"] and bug["exception"].endswith("AssertionError")
     assert "data=b'\\x02\\x01\\x03\\x00\\x02\\x00'" in bug["example"]  # shrunk on the original
+
+
+def test_a_src_layout_file_path_reaches_the_mutants_the_tests_run(tmp_path: Path) -> None:
+    """A file path in a folder without `__init__.py` is mutated under the name the tests import it by."""
+    from tests.mu2py.score.test_suite import _src_layout
+
+    root = _src_layout(tmp_path / "project")
+    report = _props(root, "tests/test_calc.py", "--paths", "src/nspkg/calc.py", "--trials", "20", "--no-save")
+    [entry] = report["properties"]
+    assert entry["reached"] > 0 and entry["killed_default"] == entry["reached"]

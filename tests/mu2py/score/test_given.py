@@ -92,3 +92,49 @@ def test_examples_that_end_give_the_whole_alarm_back(alarm: None) -> None:
     given_mod.limit = None
     prop()  # without a limit the wrapper is transparent
     signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def _seeded_examples() -> list[int]:
+    """What a seeded @given test generates (no database, generate phase only): run it, record its examples."""
+    from hypothesis import seed
+
+    seen: list[int] = []
+
+    @seed(7)
+    @settings(max_examples=400, database=None, phases=[Phase.generate], deadline=None)
+    @given(st.integers())
+    def collect(n: int) -> None:
+        seen.append(n)
+
+    collect()
+    return seen
+
+
+@pytest.fixture
+def own_constants(monkeypatch: pytest.MonkeyPatch, tmp_path) -> Iterator[object]:
+    """Hypothesis's local-constant lookup put back (and its cache emptied) after the test; tmp_path importable."""
+    from hypothesis.internal.conjecture import providers
+
+    monkeypatch.setattr(providers, "_get_local_constants", providers._get_local_constants)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield providers
+    providers.CONSTANTS_CACHE.cache.clear()
+
+
+def test_a_module_loaded_later_changes_no_seeded_example_once_constants_are_pinned(own_constants, tmp_path) -> None:
+    """The same seed, the same examples, whatever a worker imported in between (`killed_default` was unstable)."""
+    import importlib
+    import sys
+
+    (tmp_path / "mu2py_pinned_under_test.py").write_text("LIMIT = 424242\n")
+    (tmp_path / "mu2py_pinned_late.py").write_text("MAGIC = 987654321987\n")
+    under_test = importlib.import_module("mu2py_pinned_under_test")
+    try:
+        assert given_mod.pin_local_constants([under_test])
+        first = _seeded_examples()
+        importlib.import_module("mu2py_pinned_late")  # as a lazily imported module would be, between two units
+        second = _seeded_examples()
+        assert first == second and 424242 in first and 987654321987 not in second
+    finally:
+        sys.modules.pop("mu2py_pinned_under_test", None)
+        sys.modules.pop("mu2py_pinned_late", None)

@@ -41,3 +41,27 @@ def test_tests_that_cannot_rerun_never_kill_by_themselves(tmp_path, capsys):
     sign = found[("words.py", 25, "<= 0")]
     assert sign["status"] == "survived"
     assert found[("words.py", 26, '"XXminus XX"')]["killed_by"].split("::")[-1].startswith("test_describe")
+
+
+def _src_layout(root: Path) -> Path:
+    """A src layout whose package folder has no `__init__.py` (a namespace package), its tests importing it."""
+    (root / "src" / "nspkg").mkdir(parents=True)
+    (root / "src" / "nspkg" / "calc.py").write_text("def double(x):\n    return x * 2\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_calc.py").write_text(
+        "from hypothesis import given, strategies as st\n\nfrom nspkg.calc import double\n\n\n"
+        "def test_double():\n    assert double(3) == 6\n\n\n"
+        "@given(st.integers())\ndef test_double_is_even(x):\n    assert double(x) % 2 == 0\n")
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["src"]\n')
+    return root
+
+
+def test_a_file_under_a_src_layout_is_mutated_as_the_tests_import_it(tmp_path, capsys):
+    """`--paths src/nspkg/calc.py` names the file `calc` (its folder has no `__init__.py`), the tests import
+    `nspkg.calc`: the mutants went into a second copy no test ran, and every one was `no_coverage`."""
+    root = _src_layout(tmp_path / "project")
+    assert main(["score", "--root", str(root), "--paths", "src/nspkg/calc.py", "--tests", "tests", "--no-cache",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert {m["module"] for m in report["mutants"]} == {"nspkg.calc"}
+    assert report["summary"]["killed"] == report["summary"]["total"] > 0

@@ -1,0 +1,198 @@
+"""The score report's totals, merged shard reports, and what CI reads: JUnit XML, SARIF, GitHub annotations."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from mu2py.errors import UserError
+
+STATUSES = ("killed", "survived", "timeout", "no_coverage")
+UNDETECTED = ("survived", "no_coverage")  # what the score counts against the suite
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# characters XML 1.0 cannot hold at all (a mutated string literal may contain them)
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def triage_key(entry: dict[str, Any]) -> tuple[Any, ...]:
+    """Sort key of survivors, most worth a look first: not a message, called by the tests, reached by more tests."""
+    return (entry["message"], not entry["direct"], -entry["reached_by"], entry["file"], entry["line"],
+            entry["column"])
+
+
+def assemble(entries: list[dict[str, Any]], catalog: dict[str, int], summary: dict[str, Any]) -> dict[str, Any]:
+    """The report from its mutant entries: totals, score, per-file counts and the triage order.
+
+    `catalog` counts, per file, the mutants a complete run scores (those out of this run's scope included);
+    `summary` holds the run's own figures (seconds, tests, skipped...), completed here with the totals.
+    """
+    per_file: dict[str, dict[str, int]] = {}
+    for entry in entries:
+        per_file.setdefault(entry["file"], dict.fromkeys(STATUSES, 0))[entry["status"]] += 1
+    totals = {s: sum(1 for e in entries if e["status"] == s) for s in STATUSES}
+    detected = totals["killed"] + totals["timeout"]
+    survivors = sorted((e for e in entries if e["status"] == "survived"), key=triage_key)
+    return {
+        "summary": {"total": len(entries), **totals, **summary,
+                    "out_of_scope": sum(catalog.values()) - len(entries),
+                    "pruned_infection": sum(1 for e in entries if e.get("pruned") == "infection"),
+                    "cached": sum(1 for e in entries if e.get("cached")),
+                    "score": round(detected / len(entries), 4) if entries else None},
+        "files": per_file,
+        "catalog": catalog,
+        "mutants": entries,
+        "triage": [e["id"] for e in survivors],
+    }
+
+
+def file_scores(report: dict[str, Any]) -> dict[str, tuple[int, int]]:
+    """Per file every mutant of which the report judged: (detected, mutants)."""
+    scores = {}
+    for file, counts in report["files"].items():
+        total = sum(counts.values())
+        if total and total == report.get("catalog", {}).get(file, total):
+            scores[file] = (counts["killed"] + counts["timeout"], total)
+    return scores
+
+
+def relative(file: str, root: Path) -> str:
+    """`file` relative to `root` with forward slashes (as CI systems want), or as given when outside it."""
+    path = Path(file)
+    return path.relative_to(root).as_posix() if path.is_absolute() and path.is_relative_to(root) else file
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    """A JSON report written by `score --report`; UserError when unreadable."""
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        report["mutants"], report["summary"]  # noqa: B018 - the shape check
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UserError(f"{path}: not a score report ({exc})") from exc
+    return report
+
+
+def merge(reports: list[dict[str, Any]], root: Path) -> dict[str, Any]:
+    """One report from the reports of shards (or of any runs of the same sources), paths moved under `root`.
+
+    Each report's files are taken relative to the root it was made in, so shards run in different
+    checkouts merge.  Reports that disagree on a file's mutant count come from different sources: UserError.
+    """
+    entries: dict[str, dict[str, Any]] = {}
+    catalog: dict[str, int] = {}
+    summary: dict[str, Any] = {"skipped_import_time": 0, "skipped_unimportable": 0, "unimportable": {},
+                               "tests": 0, "seconds": 0.0, "baseline_seconds": 0.0, "scope": {"merged": 0}}
+    for report in reports:
+        base = Path(report.get("root") or root)
+
+        def moved(file: str, base: Path = base) -> str:
+            return str(root / relative(file, base)) if Path(file).is_relative_to(base) else file
+
+        for file, count in report.get("catalog", {}).items():
+            file = moved(file)
+            if catalog.setdefault(file, count) != count:
+                raise UserError(f"the reports disagree on the mutants of {relative(file, root)} "
+                                f"({catalog[file]} and {count}): were they made from the same sources?")
+        for entry in report["mutants"]:
+            entries.setdefault(entry["id"], dict(entry, file=moved(entry["file"])))
+        s = report["summary"]
+        for key in ("skipped_import_time", "skipped_unimportable", "tests"):
+            summary[key] = max(summary[key], s.get(key, 0))
+        # shards run side by side: the merged run took as long as its slowest shard
+        for key in ("seconds", "baseline_seconds"):
+            summary[key] = max(summary[key], s.get(key, 0.0))
+        summary["unimportable"].update(s.get("unimportable", {}))
+        summary["scope"]["merged"] += 1
+    # in place order, as one run lists them, whatever order the shards came in
+    ordered = sorted(entries.values(), key=lambda e: (e["file"], e["line"], e["column"], e["id"]))
+    merged = assemble(ordered, catalog, summary)
+    merged["root"] = str(root)
+    return merged
+
+
+def _undetected(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in report["mutants"] if m["status"] in UNDETECTED]
+
+
+def _what(m: dict[str, Any]) -> str:
+    why = "no test reaches it" if m["status"] == "no_coverage" else (
+        f"{m.get('tests_run', 0)} tests ran and passed" if m.get("tests_run") else "no test's values change with it")
+    what = "mutant not covered" if m["status"] == "no_coverage" else "mutant survived"
+    return f"{what}: {m['original']} -> {m['mutated']} ({m['operator']}; {why}) [{m['id']}]"
+
+
+def _xml_text(text: str) -> str:
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def junit(report: dict[str, Any], root: Path) -> str:
+    """JUnit XML: a test suite per source file, a test case per mutant; survivors and uncovered mutants fail."""
+    suites = ET.Element("testsuites", name="mu2py score")
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for m in report["mutants"]:
+        by_file.setdefault(m["file"], []).append(m)
+    for file, mutants in sorted(by_file.items()):
+        rel = relative(file, root)
+        failed = sum(1 for m in mutants if m["status"] in UNDETECTED)
+        suite = ET.SubElement(suites, "testsuite", name=rel, tests=str(len(mutants)), failures=str(failed),
+                              errors="0", skipped="0", time=f"{sum(m.get('seconds') or 0 for m in mutants):.3f}")
+        for m in sorted(mutants, key=lambda m: (m["line"], m["column"], m["id"])):
+            case = ET.SubElement(suite, "testcase", classname=m["module"], name=_xml_text(m["id"]), file=rel,
+                                 line=str(m["line"]), time=f"{m.get('seconds') or 0:.3f}")
+            if m["status"] in UNDETECTED:
+                failure = ET.SubElement(case, "failure", type=m["status"],
+                                        message=_xml_text(f"{rel}:{m['line']}: {_what(m)}"))
+                failure.text = _xml_text(m.get("diff") or f"{rel}:{m['line']}:{m['column']}: {m['original']} -> "
+                                         f"{m['mutated']}")
+            else:
+                ET.SubElement(case, "system-out").text = _xml_text(
+                    f"{m['status']} by {m.get('killed_by') or 'its tests'}")
+    suites.set("tests", str(len(report["mutants"])))
+    suites.set("failures", str(len(_undetected(report))))
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def sarif(report: dict[str, Any], root: Path) -> str:
+    """SARIF 2.1.0: one result per survivor (and uncovered mutant), its region the mutated span."""
+    from mu2py import __version__
+
+    rules = [{"id": "mu2py/survived", "name": "SurvivingMutant",
+              "shortDescription": {"text": "A mutant no test detects: the tests run this code and still pass"}},
+             {"id": "mu2py/no_coverage", "name": "UncoveredMutant",
+              "shortDescription": {"text": "A mutant no test reaches"}}]
+    results = []
+    for m in _undetected(report):
+        results.append({
+            "ruleId": f"mu2py/{m['status']}", "ruleIndex": 0 if m["status"] == "survived" else 1,
+            "level": "warning", "message": {"text": _what(m)},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": relative(m["file"], root), "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": m["line"], "startColumn": m["column"] + 1, "endLine": m["end_line"],
+                           "endColumn": m["end_column"] + 1}}}],
+            "partialFingerprints": {"mu2pyMutant/v1": m["id"]},
+        })
+    document = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {"name": "mu2py", "version": __version__, "rules": rules}},
+        "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
+        "results": results}]}
+    return json.dumps(document, indent=1) + "\n"
+
+
+def _escape(text: str, prop: bool = False) -> str:
+    # GitHub's workflow-command escaping: % and line breaks always, : and , inside properties
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def github(report: dict[str, Any], root: Path) -> list[str]:
+    """GitHub Actions workflow commands, one `::warning` per survivor (and uncovered mutant) on its line."""
+    rows = []
+    for m in _undetected(report):
+        props = (f"file={_escape(relative(m['file'], root), True)},line={m['line']},endLine={m['end_line']},"
+                 f"title={_escape('mu2py: ' + m['status'].replace('_', ' '), True)}")
+        rows.append(f"::warning {props}::{_escape(_what(m))}")
+    return rows
+

@@ -1,0 +1,71 @@
+"""A tiny git project for the CI features of `mu2py score` (--since, reports, shards, the baseline)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+OPS = '''def add(a, b):
+    return a + b
+
+
+def clamp(x, low, high):
+    if x < low:
+        return low
+    if x > high:
+        return high
+    return x
+'''
+TEXT = '''def shout(s):
+    return s.upper() + "!"
+'''
+TEST_OPS = '''from calc.ops import add, clamp
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_clamp():
+    assert clamp(5, 0, 10) == 5
+    assert clamp(-1, 0, 10) == 0
+'''
+TEST_TEXT = '''from calc.text import shout
+
+
+def test_shout():
+    assert shout("a") == "A!"
+'''
+CONFIG = '[tool.mu2py]\npaths = ["calc"]\ntests = ["tests"]\n'
+
+
+def git(root: Path, *args: str) -> str:
+    """Run git in `root` with a fixed identity and no user configuration; its stdout."""
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def make_calc_project(root: Path) -> Path:
+    """A git repository at `root` with the package `calc` (ops.py, text.py), its tests and `[tool.mu2py]`,
+    all committed on branch main."""
+    for rel, text in {"calc/__init__.py": "", "calc/ops.py": OPS, "calc/text.py": TEXT,
+                      "tests/test_ops.py": TEST_OPS, "tests/test_text.py": TEST_TEXT,
+                      "pyproject.toml": CONFIG, ".gitignore": ".mu2py-cache/\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "calc")
+    return root
+
+
+@pytest.fixture
+def calc_project(tmp_path: Path) -> Callable[[], Path]:
+    """`make()`: the calc project (see `make_calc_project`) in this test's temporary folder."""
+    return lambda: make_calc_project(tmp_path / "calc_project")
