@@ -16,6 +16,28 @@ def positive_int(text: str) -> int:
     return value
 
 
+def count(text: str) -> int:
+    """An argparse type: an integer of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer of at least 0, got {text!r}")
+    return value
+
+
+def add_project_arguments(p: argparse.ArgumentParser, tests: str | None) -> None:
+    """The options naming a project: the code to mutate (`--package` or `--paths`), `--root`, and `--tests`
+    with `tests` as its help (None: the command takes its tests otherwise)."""
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--package", help="importable package to mutate")
+    what.add_argument("--paths", nargs="+", metavar="SRC", help="source files or package folders to mutate")
+    if tests is not None:
+        p.add_argument("--tests", nargs="+", metavar="TESTS", help=tests)
+    p.add_argument("--root", default=".", help="project root: pytest runs here (default: current directory)")
+
+
 def percent(text: str) -> float:
     """An argparse type: a percentage in [0, 100] (a trailing % is allowed)."""
     try:

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mu2py.argtypes import positive_int
+from mu2py.argtypes import add_project_arguments, count, positive_int
 from mu2py.commands import parse_duration
 from mu2py.errors import UserError
 from mu2py.score.command import load_config, modules_to_mutate
@@ -120,9 +120,7 @@ def add_props_command(sub: Any) -> None:
     """Register `props` on the top-level subparsers."""
     p = sub.add_parser("props", help="score and strengthen the @given tests of a suite under mutation guidance")
     p.add_argument("tests", nargs="*", metavar="TESTS", help="test files or node ids (default: the whole suite)")
-    what = p.add_mutually_exclusive_group()
-    what.add_argument("--package", help="importable package to mutate")
-    what.add_argument("--paths", nargs="+", metavar="SRC", help="source files or package folders to mutate")
+    add_project_arguments(p, tests=None)
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--time", help="fuzzing time per test, e.g. 30s, 5m")
     budget.add_argument("--trials", type=positive_int, help="fuzzing trials per test (reproducible)")
@@ -130,9 +128,8 @@ def add_props_command(sub: Any) -> None:
     p.add_argument("--workers", type=positive_int, default=1, help="worker processes (tests are fuzzed in parallel)")
     p.add_argument("--guidance", choices=("mutation", "coverage"), default="mutation",
                    help="mutation: kills are feedback (default); coverage: lines, targets, events only")
-    p.add_argument("--per-input", type=positive_int, default=8, metavar="K",
+    p.add_argument("--per-input", type=count, default=8, metavar="K",
                    help="mutants run per fuzzed input, least-executed first (default 8; 0: every infected one)")
-    p.add_argument("--root", default=".", help="project root: pytest runs here (default: current directory)")
     p.add_argument("--no-save", action="store_true", help="do not save killing inputs to the example database")
     p.add_argument("--json", action="store_true", help="the report as JSON on stdout")
     p.add_argument("--html", metavar="DIR", help="write an HTML report")

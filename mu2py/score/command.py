@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mu2py.argtypes import percent, positive_int
+from mu2py.argtypes import add_project_arguments, percent, positive_int
 from mu2py.errors import UserError
 from mu2py.score.scope import shard_arg
 from mu2py.target import modules_at, package_root
@@ -270,11 +270,7 @@ def _below(result: dict[str, Any], args: argparse.Namespace) -> int:
 def add_score_command(sub: Any) -> None:
     """Register `score` on the top-level subparsers."""
     p = sub.add_parser("score", help="mutation score of an existing pytest suite")
-    what = p.add_mutually_exclusive_group()
-    what.add_argument("--package", help="importable package to mutate")
-    what.add_argument("--paths", nargs="+", metavar="SRC", help="source files or package folders to mutate")
-    p.add_argument("--tests", nargs="+", metavar="TESTS", help="test paths given to pytest (default: pytest's own)")
-    p.add_argument("--root", default=".", help="project root: pytest runs here (default: current directory)")
+    add_project_arguments(p, tests="test paths given to pytest (default: pytest's own)")
     p.add_argument("--workers", type=positive_int, default=1, help="worker processes running mutants")
     p.add_argument("--cluster", metavar="ADDRESS", help="run mutants on Dask: tcp://HOST:8786 or local:N")
     p.add_argument("--timeout-factor", type=float, default=10.0, help="a test's timeout is F x its baseline time + 1s")

@@ -31,6 +31,7 @@ from typing import Any
 
 from rich.console import Console
 
+from mu2py.argtypes import add_project_arguments
 from mu2py.errors import UserError
 from mu2py.survivors.aim import ASSERTABLE, Campaign
 from mu2py.survivors.survivors import Group, group_survivors
@@ -329,11 +330,7 @@ def _aim_one(group: Group, trials: int | None, seconds: float | None, args: argp
 def add_kill_command(sub: Any) -> None:
     """Register `kill` on the top-level subparsers."""
     p = sub.add_parser("kill", help="write pytest tests that kill the mutants a suite lets survive")
-    what = p.add_mutually_exclusive_group()
-    what.add_argument("--package", help="importable package to mutate")
-    what.add_argument("--paths", nargs="+", metavar="SRC", help="source files or package folders to mutate")
-    p.add_argument("--tests", nargs="+", metavar="TESTS", help="the suite's test paths (default: pytest's own)")
-    p.add_argument("--root", default=".", help="project root: pytest runs here (default: current directory)")
+    add_project_arguments(p, tests="the suite's test paths (default: pytest's own)")
     p.add_argument("--out", default="mu2py-kill", help="output folder: tests/, report.json, equivalents.json")
     budget = p.add_mutually_exclusive_group()
     budget.add_argument("--time", help=f"fuzzing budget for all functions, e.g. 2m (default {DEFAULT_TIME})")

@@ -66,3 +66,21 @@ def test_target_raising_on_import_and_syntax_error(tmp_path, capsys, monkeypatch
     assert "syntax error" in capsys.readouterr().err
     assert main(["mutate", SORT, "--input", str(tmp_path / "empty.bin")]) == 2
     assert "is empty" in capsys.readouterr().err
+
+
+def test_props_per_input_takes_zero_as_documented_and_refuses_negatives(capsys):
+    from mu2py.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["props", "--per-input", "0"]).per_input == 0  # 0: every infected mutant
+    with pytest.raises(SystemExit):
+        parser.parse_args(["props", "--per-input", "-1"])
+    assert "at least 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["score", "kill", "props"])
+def test_commands_name_the_project_alike(command):
+    from mu2py.cli import build_parser
+
+    args = build_parser().parse_args([command, "--paths", "src/pkg", "--root", "proj"])
+    assert (args.paths, args.package, args.root) == (["src/pkg"], None, "proj")
