@@ -117,8 +117,10 @@ def test_an_original_that_hangs_or_exits_is_a_failure_found(driver, exception, h
 
 def test_interrupt_prints_the_summary_and_where_it_is_saved(tmp_path):
     out = tmp_path / "o"
+    # SIGINT's default disposition in the child: a suite started in the background inherits it ignored
     proc = subprocess.Popen([sys.executable, "-m", "mu2py", "fuzz", JSON, "--guidance", "coverage", "--time", "60s",
-                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--out", str(out)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while not (out / "state.json").is_file():
         assert time.monotonic() < deadline and proc.poll() is None

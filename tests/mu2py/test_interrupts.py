@@ -15,8 +15,17 @@ class _Interrupting:
         os.kill(os.getpid(), signal.SIGINT)
 
 
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler for one test: a suite started in the background (`cmd &` in a script)
+    inherits SIGINT ignored, which NoteInterrupts rightly leaves alone."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-def test_a_swallowed_interrupt_is_seen_at_the_next_check() -> None:
+def test_a_swallowed_interrupt_is_seen_at_the_next_check(python_sigint) -> None:
     with NoteInterrupts() as interrupts:
         _Interrupting()  # finalized at once: its KeyboardInterrupt does not reach this frame
         gc.collect()
