@@ -11,7 +11,8 @@ Two memories answer "was this child tried before?":
 
 Invariant: `predict` answers only what decoding would have answered (same outcome, no rng
 drawn either way), so a run with predictions keeps exactly the corpus of a run without.
-The trie is cleared with the set (`SEEN_BOUND`), since a "tried" leaf stands for a hash in it.
+The trie is cleared with the set (`SEEN_BOUND`), since a "tried" leaf stands for a hash in it,
+and on its own at `TRIE_BOUND` nodes (which only makes it predict less).
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from typing import Any
 from hypothesis.internal.floats import float_to_int
 
 SEEN_BOUND = 1 << 21
-"""Realized inputs (and trie nodes) remembered before both memories start afresh (tens of MiB at most)."""
+"""Realized inputs remembered before both memories start afresh (a hash each: tens of MiB at most)."""
+TRIE_BOUND = 1 << 17
+"""Trie nodes (a small dict each, about 290 bytes measured) before the trie alone starts afresh: some 40 MiB."""
 
 _END = object()  # a trie node's key for "a decode read exactly the choices on the way here"
 
@@ -89,7 +92,7 @@ class Tried:
         """
         if read is None or read > len(child):
             return
-        if self._nodes + read >= SEEN_BOUND:  # bound the trie on its own, too: a cleared trie only predicts less
+        if self._nodes + read >= TRIE_BOUND:  # bound the trie on its own, too: a cleared trie only predicts less
             self._trie = {}
             self._nodes = 0
         node = self._trie
