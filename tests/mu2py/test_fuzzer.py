@@ -162,8 +162,8 @@ def test_a_timed_campaign_report_equals_mutate_on_its_corpus(tmp_path):
     import subprocess
     import sys
 
-    spec, out = "targets.urlparse.driver:split", tmp_path / "run"
-    fuzz = subprocess.run([sys.executable, "-m", "mu2py", "fuzz", spec, "--time", "4s", "--seed", "1", "--out",
+    spec, out = "targets.json_decoder.driver:parse", tmp_path / "run"
+    fuzz = subprocess.run([sys.executable, "-m", "mu2py", "fuzz", spec, "--time", "3s", "--seed", "1", "--out",
                            str(out), "--quiet"], capture_output=True, text=True, timeout=300)
     assert fuzz.returncode in (0, 3), fuzz.stderr
     report = json.loads((out / "mutants.json").read_text())
