@@ -52,7 +52,7 @@ class _SourceFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(compile(self.source, self.filename, "exec"), module.__dict__)
 
 
-def _child(spec: str, package: str, mutated: tuple[str, str, str] | None, value: Any, timeout: float,
+def _child(spec: str, packages: tuple[str, ...], mutated: tuple[str, str, str] | None, value: Any, timeout: float,
            write: int) -> None:
     """The forked child's work: never returns (a grandchild returning here exits silently)."""
     me = os.getpid()
@@ -61,7 +61,7 @@ def _child(spec: str, package: str, mutated: tuple[str, str, str] | None, value:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)  # what the run prints is not the test's output
         os.dup2(devnull, 2)
-        for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+        for name in [n for n in sys.modules if any(n == p or n.startswith(p + ".") for p in packages)]:
             del sys.modules[name]
         if mutated is not None:
             sys.meta_path.insert(0, _SourceFinder(*mutated))
@@ -79,9 +79,10 @@ def _child(spec: str, package: str, mutated: tuple[str, str, str] | None, value:
         os._exit(0)
 
 
-def fresh_run(spec: str, package: str, workdir: Path, value: Any, mutated: tuple[str, str, str] | None = None,
-              timeout: float = 0.5) -> RunResult | KillReason:
-    """One run in a fresh process and a fresh copy of `workdir`; KillReason.CRASH when the process died."""
+def fresh_run(spec: str, packages: tuple[str, ...], workdir: Path, value: Any,
+              mutated: tuple[str, str, str] | None = None, timeout: float = 0.5) -> RunResult | KillReason:
+    """One run in a fresh process and a fresh copy of `workdir`, the modules of `packages` imported anew;
+    KillReason.CRASH when the process died."""
     scratch = Path(tempfile.mkdtemp(prefix="fresh-truth-"))
     copy = scratch / "cwd"
     shutil.copytree(workdir, copy)
@@ -92,7 +93,7 @@ def fresh_run(spec: str, package: str, workdir: Path, value: Any, mutated: tuple
     if pid == 0:
         os.close(read)
         os.chdir(copy)
-        _child(spec, package, mutated, value, timeout, write)
+        _child(spec, packages, mutated, value, timeout, write)
     os.close(write)
     data = b""
     deadline = time.monotonic() + 2 * timeout + 0.5
@@ -121,20 +122,23 @@ def fresh_run(spec: str, package: str, workdir: Path, value: Any, mutated: tuple
 
 
 def fresh_verdicts(spec: str, program: Program, workdir: Path, values: list[Any], ids: list[str],
-                   timeout: float = 0.5) -> dict[str, str | None]:
-    """Per mutant id, the reason the first killing input of `values` gives (None: alive), each run fresh."""
-    package = spec.partition(".")[0]
+                   timeout: float = 0.5, packages: tuple[str, ...] = ()) -> dict[str, str | None]:
+    """Per mutant id, the reason the first killing input of `values` gives (None: alive), each run fresh.
+
+    `packages`: those imported anew in each run besides the driver's own (e.g. a standard library package).
+    """
+    packages = (spec.partition(".")[0], *packages)
     compare = program.target.driver.compare
     verdicts: dict[str, str | None] = dict.fromkeys(ids)
     for value in values:
-        original = fresh_run(spec, package, workdir, value, timeout=timeout)
+        original = fresh_run(spec, packages, workdir, value, timeout=timeout)
         assert isinstance(original, RunResult), "the original crashed in a fresh process"
         for mutant_id in ids:
             if verdicts[mutant_id] is not None:
                 continue
             info = program.module_of(mutant_id)
             mutated = (info.name, program.mutant_source(mutant_id), info.file)
-            result = fresh_run(spec, package, workdir, value, mutated, timeout)
+            result = fresh_run(spec, packages, workdir, value, mutated, timeout)
             if isinstance(result, KillReason):
                 verdicts[mutant_id] = result.value
             else:
@@ -147,3 +151,9 @@ def fresh_verdicts(spec: str, program: Program, workdir: Path, values: list[Any]
 def fresh_truth():
     """`fresh_verdicts`: per mutant id, the verdict of a fresh process per (input, mutant)."""
     return fresh_verdicts
+
+
+@pytest.fixture
+def fresh_result():
+    """`fresh_run`: one run's result in a fresh process."""
+    return fresh_run
