@@ -1,8 +1,10 @@
-"""A tiny git project for the CI features of `mu2py score` (--since, reports, shards, the baseline)."""
+"""Score test fixtures: a tiny git project for the CI features (--since, reports, shards, the baseline), and
+the samples under tests/data scored afresh."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -69,3 +71,25 @@ def make_calc_project(root: Path) -> Path:
 def calc_project(tmp_path: Path) -> Callable[[], Path]:
     """`make()`: the calc project (see `make_calc_project`) in this test's temporary folder."""
     return lambda: make_calc_project(tmp_path / "calc_project")
+
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+@pytest.fixture
+def scored_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Callable[[str, str], tuple[Path, dict]]:
+    """`score(sample, package)`: tests/data/SAMPLE copied to a project folder, scored afresh by `mu2py score --json`;
+    the project root and the report."""
+    import json
+
+    from mu2py.cli import main
+
+    def score(sample: str, package: str) -> tuple[Path, dict]:
+        root = tmp_path / "project"
+        shutil.copytree(DATA / sample, root)
+        assert main(["score", "--root", str(root), "--paths", package, "--tests", "tests", "--no-cache",
+                     "--json"]) == 0
+        return root, json.loads(capsys.readouterr().out)
+
+    return score
+

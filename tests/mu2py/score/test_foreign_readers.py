@@ -6,21 +6,11 @@ code of the project names them, so the tests that see such a change cannot be to
 names their code reads (tests/data/score_stdlib).  They ran no test and survived.
 """
 
-import json
-import shutil
-from pathlib import Path
-
-from mu2py.cli import main
-
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_stdlib"
 
 
-def test_attributes_read_by_inherited_code_are_judged_by_the_tests(tmp_path, capsys):
-    root = tmp_path / "project"
-    shutil.copytree(SAMPLE, root)
-    assert main(["score", "--root", str(root), "--paths", "std_pkg", "--tests", "tests", "--no-cache",
-                 "--json"]) == 0
-    found = {m["id"]: m for m in json.loads(capsys.readouterr().out)["mutants"]}
+def test_attributes_read_by_inherited_code_are_judged_by_the_tests(scored_sample):
+    _, report = scored_sample("score_stdlib", "std_pkg")
+    found = {m["id"]: m for m in report["mutants"]}
 
     def verdict(mutant_id):
         m = found[mutant_id]

@@ -6,20 +6,13 @@ here must match what plain pytest on the mutated file says.
 """
 
 import json
-import shutil
 from pathlib import Path
 
 from mu2py.cli import main
 
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_rerun"
 
-
-def test_tests_that_cannot_rerun_never_kill_by_themselves(tmp_path, capsys):
-    root = tmp_path / "project"
-    shutil.copytree(SAMPLE, root)
-    assert main(["score", "--root", str(root), "--paths", "rerun_pkg", "--tests", "tests", "--no-cache",
-                 "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+def test_tests_that_cannot_rerun_never_kill_by_themselves(scored_sample):
+    _, report = scored_sample("score_rerun", "rerun_pkg")
     found = {(Path(m["file"]).name, m["line"], m["mutated"]): m for m in report["mutants"]}
     # no verdict without a test run: every kill names the test that failed
     for m in report["mutants"]:
