@@ -152,6 +152,12 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
     if report is not None:
         more = f"all of them in {out / 'mutants.json'}" if out else "give --out to keep the full report"
         print_mutation_report(console, report, max_rows=10, more=more, survivors=not args.quiet)
+        unjudged = sum(not e.judged for e in result.corpus)
+        if unjudged and not args.judge:
+            # the kills above are those made during the run: not the corpus's score, which judging gives
+            where = f" --input {out / 'corpus'}" if out else ""
+            console.print(f"--no-judge: {_inputs(unjudged)} did not run all their mutants, so the kills above are "
+                          f"a lower bound; `mu2py mutate {args.target}{where}` gives the corpus's score")
     if out is not None:
         console.print(f"corpus: {out / 'corpus'} ({_inputs(len(result.corpus))}, each kept because it added "
                       "coverage or killed a mutant)")
