@@ -43,10 +43,10 @@ from bonsai.bounds import Bounds  # noqa: E402
 from bonsai.generator import BoundedGenerator  # noqa: E402
 from bonsai.grammar import Grammar, load_grammar  # noqa: E402
 from bonsai.lattice import function_target, run_lattice  # noqa: E402
-from mu2py.commands import parse_duration  # noqa: E402
-from mu2py.coverage import corpus_coverage  # noqa: E402
+from mu2py.cli.fuzz import parse_duration  # noqa: E402
 from mu2py.engine.runs import run  # noqa: E402
-from mu2py.fuzzer import FuzzConfig, Fuzzer  # noqa: E402
+from mu2py.feedback.coverage import corpus_coverage  # noqa: E402
+from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer  # noqa: E402
 
 DEFAULT_GRAMMAR = "grammars/json.lark"
 DEFAULT_TARGET = "targets.json_decoder.driver:parse"

@@ -36,11 +36,11 @@ from bonsai.bounds import Bounds  # noqa: E402
 from bonsai.generator import BoundedGenerator  # noqa: E402
 from bonsai.grammar import load_grammar  # noqa: E402
 from bonsai.lattice import function_target  # noqa: E402
-from mu2py.analysis import Analysis  # noqa: E402
 from mu2py.engine.runs import Status, Timeout, run  # noqa: E402
-from mu2py.fuzzer import FuzzConfig, Fuzzer  # noqa: E402
+from mu2py.feedback.analysis import Analysis  # noqa: E402
+from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer  # noqa: E402
 from mu2py.mutants.catalog import Program  # noqa: E402
-from mu2py.target import Target  # noqa: E402
+from mu2py.target.modules import Target  # noqa: E402
 
 GRAMMAR = str(ROOT / "grammars" / "chocopy.lark")
 TARGET = "targets.chocopy.driver:typecheck"

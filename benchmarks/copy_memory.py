@@ -10,7 +10,7 @@ import sys
 
 from mu2py.engine.engine import Engine
 from mu2py.mutants.catalog import Program
-from mu2py.target import resolve_target
+from mu2py.target.modules import resolve_target
 
 
 def rss_mb() -> float:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import warnings
 
-from mu2py.analysis import Analysis
-from mu2py.fuzzer import FuzzConfig, Fuzzer
+from mu2py.feedback.analysis import Analysis
+from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer
 from mu2py.mutants.catalog import Program
-from mu2py.target import resolve_target
+from mu2py.target.modules import resolve_target
 
 TARGETS = ("targets.json_decoder.driver:parse", "targets.toml.driver:parse")
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from mu2py.engine.engine import Engine
 from mu2py.mutants.catalog import Program
-from mu2py.target import resolve_target
+from mu2py.target.modules import resolve_target
 
 SPEC = "targets.insertion_sort.driver:sort"
 VALUE = [5, 3, 8, 1, 9, 2]
@@ -42,7 +42,7 @@ ROUNDS = 5
 FRESH = f"""
 import pickle, sys
 from mu2py.engine.engine import Engine
-from mu2py.target import resolve_target
+from mu2py.target.modules import resolve_target
 payload = pickle.load(sys.stdin.buffer)
 engine = Engine(resolve_target({SPEC!r}))
 engine.add([payload])

@@ -111,7 +111,7 @@ def _pct(figure: dict[str, Any]) -> str:
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
-    from mu2py.commands import parse_duration
+    from mu2py.cli.fuzz import parse_duration
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--package", choices=sorted(PACKAGES), default="roman")

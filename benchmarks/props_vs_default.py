@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mu2py.commands import parse_duration
+from mu2py.cli.fuzz import parse_duration
 from mu2py.props.command import spec_for
 from mu2py.props.run import PropsConfig, props
 

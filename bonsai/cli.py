@@ -322,7 +322,7 @@ def _say(line: str) -> None:
 def run_run(args: argparse.Namespace) -> int:
     """Run the lattice and print per-node statistics, the final corpus and any failures; returns the exit status."""
     from bonsai.lattice import run_lattice
-    from mu2py.commands import parse_duration
+    from mu2py.cli.fuzz import parse_duration
     from mu2py.errors import UserError
 
     targets = _targets(args.targets)
@@ -331,7 +331,7 @@ def run_run(args: argparse.Namespace) -> int:
     try:
         seconds = parse_duration(args.node_time) if args.node_time else None
         if args.cluster:
-            from mu2py.cluster import DaskExecutor
+            from mu2py.engine.cluster import DaskExecutor
 
             cluster = DaskExecutor(args.cluster)
             _say(f"Dask dashboard: {cluster.dashboard}")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from bonsai.bounds import Bounds, Measure, measure
 from bonsai.grammar import GROUP, REF, REPEAT, Alts, Grammar, Repeat
 from bonsai.tree import RepeatNode, RuleNode, Token, Tree, render
-from mu2py.source import Decoded
+from mu2py.inputs.source import Decoded
 
 __all__ = ["BoundedGenerator", "Sample"]
 
@@ -509,7 +509,7 @@ class _Exhausted(Exception):
 
 
 class BoundedGenerator:
-    """A parametric generator of grammar inputs within `bounds`; implements `mu2py.source.InputSource`.
+    """A parametric generator of grammar inputs within `bounds`; implements `mu2py.inputs.source.InputSource`.
 
     `decode(choices, rng).value` is the generated text; `decode_sample` also gives the tree.
     Invariants: every text parses with the grammar from `start`; the tree's measure is within

@@ -8,7 +8,7 @@ result.  A node is mu2py's fuzzing loop with the bounded generator as its input 
 
 Invariant: a node's coverage is at least each predecessor's.  Three things keep it so: every
 seed is replayed before the node's own budget starts (a budget smaller than the seed list
-would otherwise skip some), coverage is collected completely (see `mu2py.coverage`), and
+would otherwise skip some), coverage is collected completely (see `mu2py.feedback.coverage`), and
 every node measures the same modules (resolved once per lattice, not from whatever a
 process happens to have imported: a target that imports modules lazily would otherwise be
 measured over more modules in a process that already ran it than in a fresh worker).
@@ -37,11 +37,11 @@ import networkx as nx
 from bonsai.bounds import Bounds
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import load_grammar
-from mu2py.driver import DRIVER_ATTR, Driver, import_module, split_spec
 from mu2py.engine.runs import run
 from mu2py.errors import UserError
-from mu2py.storage import write_atomic, write_json
-from mu2py.target import Target, TargetModule, read_module, resolve_modules
+from mu2py.store.atomic import write_atomic, write_json
+from mu2py.target.driver import DRIVER_ATTR, Driver, import_module, split_spec
+from mu2py.target.modules import Target, TargetModule, read_module, resolve_modules
 
 Node = tuple[int, int, int]
 
@@ -231,7 +231,7 @@ def run_node(grammar_path: str, target_spec: str, node: Node, seeds: list[tuple[
     finished = read_done(out, node)
     if finished is not None:
         return finished
-    from mu2py.fuzzer import FuzzConfig, Fuzzer  # imported here: a resume that runs no node never pays for it
+    from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer  # imported here: a resume that runs no node never pays for it
 
     generator = BoundedGenerator(_grammar(grammar_path, start), Bounds(*node), start=start)
     target = function_target(target_spec, generator, modules=modules)
@@ -369,7 +369,7 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
 
     `targets`: module prefixes whose coverage counts (default: the driver's targets, else the function's
     package).  Finished nodes of an earlier run into `out` are read back, not run (`progress` says how
-    many).  `cluster`: an executor with `map_unordered` (e.g. `mu2py.cluster.DaskExecutor`) that runs the
+    many).  `cluster`: an executor with `map_unordered` (e.g. `mu2py.engine.cluster.DaskExecutor`) that runs the
     nodes of a generation; nodes then need nothing of this machine but the installed packages.  `warn`
     hears when coverage cannot grow (target code slipcover cannot see) or stayed 0.
     Raises ValueError for bounds under 1, GrammarLoadError for a grammar that cannot be used,

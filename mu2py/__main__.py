@@ -2,6 +2,6 @@
 
 import sys
 
-from mu2py.cli import main
+from mu2py.cli.main import main
 
 sys.exit(main())

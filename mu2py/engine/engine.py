@@ -28,13 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mu2py.engine.fresh import ContainerSnapshot
-from mu2py.engine.oracle import KillReason, kill_reason
-from mu2py.engine.outside import OutsideState
-from mu2py.engine.payload import ModuleLayout, Payload
-from mu2py.engine.runs import RunResult, Status, Timeout, leave_if_forked, quiet_timeouts, run
-from mu2py.engine.swap import CodeSwap, SwapError
-from mu2py.mutants.loader import (
+from mu2py.engine.copies import (
     CopyLoadError,
     bound_to,
     build_copies,
@@ -42,7 +36,13 @@ from mu2py.mutants.loader import (
     driver_function,
     rebind_driver,
 )
-from mu2py.target import Target
+from mu2py.engine.fresh import ContainerSnapshot
+from mu2py.engine.oracle import KillReason, kill_reason
+from mu2py.engine.outside import OutsideState
+from mu2py.engine.payload import ModuleLayout, Payload
+from mu2py.engine.runs import RunResult, Status, Timeout, leave_if_forked, quiet_timeouts, run
+from mu2py.engine.swap import CodeSwap, SwapError
+from mu2py.target.modules import Target
 
 # a mutated module body may run this many times as long as the original copies took to build (at least
 # MIN_BUILD_TIMEOUT seconds) before it counts as looping, as a mutant run may take 20x the original's time

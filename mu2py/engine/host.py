@@ -136,7 +136,7 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
     With `confinement`, the host first becomes a session leader, silences its output and confines itself.
     """
     die_with_parent()
-    from mu2py.target import resolve_target
+    from mu2py.target.modules import resolve_target
 
     me = os.getpid()
     if confinement is not None:

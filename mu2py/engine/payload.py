@@ -28,7 +28,7 @@ import types
 from dataclasses import dataclass
 
 from mu2py.engine.swap import code_index
-from mu2py.target import TargetModule
+from mu2py.target.modules import TargetModule
 
 _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from mu2py.mutator import havoc
+from mu2py.inputs.mutator import havoc
 
 # bytes appended after every child: enough for most strategies' draws, trimmed by Hypothesis to what was read
 TAIL = 256
@@ -17,7 +17,7 @@ _INTERESTING = (0x00, 0x01, 0x7F, 0x80, 0xFF)
 
 
 class ByteChoices:
-    """The per-element step `mu2py.mutator.havoc` needs, for a buffer seen as a list of byte values."""
+    """The per-element step `mu2py.inputs.mutator.havoc` needs, for a buffer seen as a list of byte values."""
 
     def mutate_choice(self, choice: int, rng: random.Random) -> int:
         """A changed byte: a flipped bit, a small step, an interesting value, or a random one."""

@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mu2py.argtypes import add_project_arguments, count, positive_int
-from mu2py.commands import parse_duration
+from mu2py.cli.argtypes import add_project_arguments, count, positive_int
+from mu2py.cli.fuzz import parse_duration
 from mu2py.errors import UserError
 from mu2py.score.command import load_config, modules_to_mutate
 

@@ -45,8 +45,8 @@ from hypothesis.internal.conjecture.data import ConjectureData, Status, StopTest
 from hypothesis.internal.observability import add_observability_callback, remove_observability_callback
 
 from mu2py.engine.runs import RunResult, run
-from mu2py.generators import SeededProvider, mutate_choice
-from mu2py.mutator import havoc
+from mu2py.inputs.generators import SeededProvider, mutate_choice
+from mu2py.inputs.mutator import havoc
 from mu2py.props.buffers import child, random_buffer
 
 SECONDARY = b".secondary"
@@ -79,7 +79,7 @@ def given_state(target: Callable[..., Any]) -> GivenState | None:
 
 
 class _TypedChoices:
-    """The per-choice step `mu2py.mutator.havoc` needs, for Hypothesis choices (as `mu2py fuzz` edits them)."""
+    """The per-choice step `mu2py.inputs.mutator.havoc` needs, for Hypothesis choices (as `mu2py fuzz` edits them)."""
 
     mutate_choice = staticmethod(mutate_choice)
 

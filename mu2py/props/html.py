@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mu2py.score.html import _STYLE, _file_page, _page_name
-from mu2py.storage import write_atomic
+from mu2py.store.atomic import write_atomic
 
 
 def _shown(file: str) -> str:

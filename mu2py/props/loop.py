@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from mu2py.coverage import CoverageMap
 from mu2py.engine.oracle import kill_reason
 from mu2py.engine.runs import RunResult, Status
 from mu2py.engine.swap import SwapError
+from mu2py.feedback.coverage import CoverageMap
 from mu2py.props.feedback import LabelFeedback
 from mu2py.props.handle import Input, PropertyHandle
 from mu2py.score import suite

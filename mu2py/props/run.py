@@ -20,11 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mu2py.engine.workers import Lost, Processes, WorkerError
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
 from mu2py.score.scoring import _host_entry
 from mu2py.score.suite import SuiteSpec, build_program
-from mu2py.workers import Lost, Processes, WorkerError
 
 FUZZ_LEAST_SHARE = 0.25  # under --time, fuzzing gets at least this share of a test's budget
 DEFAULT_SLICE = 4  # the fewest mutants of one test's default runs sent to a worker at once

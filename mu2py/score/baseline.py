@@ -9,7 +9,7 @@ from typing import Any
 
 from mu2py.errors import UserError
 from mu2py.score.reports import file_scores, relative
-from mu2py.storage import write_json
+from mu2py.store.atomic import write_json
 
 VERSION = 1
 

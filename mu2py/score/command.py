@@ -16,10 +16,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mu2py.argtypes import add_project_arguments, percent, positive_int
+from mu2py.cli.argtypes import add_project_arguments, percent, positive_int
 from mu2py.errors import UserError
 from mu2py.score.scope import shard_arg
-from mu2py.target import modules_at, package_root
+from mu2py.target.modules import modules_at, package_root
 
 PROGRESS_EVERY = 5.0  # seconds between progress lines when stdout is not a terminal
 
@@ -228,7 +228,7 @@ def _ci_outputs(result: dict[str, Any], args: argparse.Namespace, root: Path, co
     """Write --report, --junit, --sarif, print --github annotations, apply --baseline; 1 when a file's score
     fell below its baseline (one line on stderr per file), else 0."""
     from mu2py.score import baseline, reports
-    from mu2py.storage import write_atomic, write_json
+    from mu2py.store.atomic import write_atomic, write_json
 
     if args.report:
         write_json(Path(args.report), result)

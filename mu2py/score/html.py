@@ -7,7 +7,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from mu2py.storage import write_atomic
+from mu2py.store.atomic import write_atomic
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; }

@@ -28,14 +28,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mu2py.engine.workers import Lost, Processes, WorkerError
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
 from mu2py.score.reports import assemble
 from mu2py.score.sandbox import data_digest_parts
 from mu2py.score.scope import Scope
 from mu2py.score.suite import SuiteSpec, build_program, run_unit, test_files
-from mu2py.storage import write_json
-from mu2py.workers import Lost, Processes, WorkerError
+from mu2py.store.atomic import write_json
 
 CACHE_VERSION = 2  # 2: keys include the data files the suite reads
 
@@ -264,7 +264,7 @@ def score(spec: SuiteSpec, config: ScoreConfig,
 
 def _pool(spec: SuiteSpec, config: ScoreConfig) -> Any:
     if config.cluster:
-        from mu2py.cluster import DaskExecutor
+        from mu2py.engine.cluster import DaskExecutor
 
         return ShardedPool(DaskExecutor(config.cluster), spec, config.shard_size)
     return _local_pool(spec, config.workers)

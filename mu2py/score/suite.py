@@ -40,6 +40,7 @@ from typing import Any
 from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.engine.runs import Timeout
 from mu2py.engine.swap import CodeSwap, SwapError
+from mu2py.engine.workers import request_restart
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
 from mu2py.score import given, ports
@@ -47,8 +48,7 @@ from mu2py.score.forkserver import ForkServer
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import ReloadError, reload_in_place
 from mu2py.score.sandbox import ScratchCopy
-from mu2py.target import Target, TargetModule
-from mu2py.workers import request_restart
+from mu2py.target.modules import Target, TargetModule
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from typing import Any
 
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
-from mu2py.signatures import FunctionSpec
-from mu2py.target import Target
+from mu2py.target.modules import Target
+from mu2py.testgen.signatures import FunctionSpec
 
 # kills a test can assert: the original's output or exception differs (a hang or a crash makes no readable test)
 ASSERTABLE = ("output", "exception")
@@ -49,8 +49,8 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
     A function whose arguments cannot be drawn, or whose target raises while loading, gives
     a Campaign with `error` set and no kills.
     """
-    from mu2py.function_driver import function_target
-    from mu2py.fuzzer import FuzzConfig, Fuzzer
+    from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer
+    from mu2py.testgen.function_driver import function_target
 
     found = Campaign(spec.qualname, spec)
     try:

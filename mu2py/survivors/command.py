@@ -31,7 +31,7 @@ from typing import Any
 
 from rich.console import Console
 
-from mu2py.argtypes import add_project_arguments
+from mu2py.cli.argtypes import add_project_arguments
 from mu2py.errors import UserError
 from mu2py.survivors.aim import ASSERTABLE, Campaign
 from mu2py.survivors.survivors import Group, group_survivors
@@ -62,9 +62,9 @@ def score_figures(report: dict[str, Any]) -> dict[str, Any]:
 def _cases(campaign: Campaign, by_id: dict[str, dict[str, Any]]) -> list[KillCase]:
     """One KillCase per input that killed aimed mutants by output or exception, in the order inputs were saved."""
     from mu2py.engine.runs import Status
-    from mu2py.function_driver import run_original
-    from mu2py.regression import exception_ref
-    from mu2py.testgen import Case
+    from mu2py.testgen.function_driver import run_original
+    from mu2py.testgen.regression import exception_ref
+    from mu2py.testgen.render import Case
 
     assert campaign.spec is not None and campaign.target is not None
     by_input: dict[str, list[str]] = {}
@@ -172,15 +172,15 @@ def _figure(f: dict[str, Any]) -> str:
 
 
 def _kill(args: argparse.Namespace, console: Console) -> int:
-    from mu2py.commands import parse_duration
-    from mu2py.regression import split_budget
+    from mu2py.cli.fuzz import parse_duration
     from mu2py.score.command import load_config, modules_to_mutate
     from mu2py.score.suite import SuiteSpec
-    from mu2py.signatures import infer_named
-    from mu2py.storage import DirectoryLock, write_json
+    from mu2py.store.atomic import DirectoryLock, write_json
     from mu2py.survivors.aim import aim
     from mu2py.survivors.equivalents import rank
     from mu2py.survivors.seeds import record_seeds, seeded
+    from mu2py.testgen.regression import split_budget
+    from mu2py.testgen.signatures import infer_named
 
     if args.trials is not None and args.trials < 1:
         raise UserError("--trials must be at least 1")

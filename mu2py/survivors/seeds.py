@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from mu2py.errors import UserError
-from mu2py.signatures import Seeded
+from mu2py.testgen.signatures import Seeded
 
 PER_PARAM = 30
 MAX_BYTES = 4096

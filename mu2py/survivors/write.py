@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mu2py.signatures import METHOD, SELF, FunctionSpec, Param
-from mu2py.storage import write_atomic
-from mu2py.testgen import _NOTHING, PICKLE_PROTOCOL, WIDTH, Case, _Module, literal, pretty
+from mu2py.store.atomic import write_atomic
+from mu2py.testgen.render import _NOTHING, PICKLE_PROTOCOL, WIDTH, Case, _Module, literal, pretty
+from mu2py.testgen.signatures import METHOD, SELF, FunctionSpec, Param
 
 
 @dataclass

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from bonsai.bounds import Bounds, measure
 from bonsai.generator import BoundedGenerator, decode_varints, encode_varints
 from bonsai.grammar import load_grammar
-from mu2py.source import InputSource
+from mu2py.inputs.source import InputSource
 
 GRAMMARS = Path(__file__).resolve().parents[2] / "grammars"
 GRAMMAR_FILES = sorted(p.name for p in GRAMMARS.glob("*.lark"))

@@ -9,7 +9,7 @@ from bonsai.cli import main
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import GrammarLoadError, load_grammar
 from bonsai.lattice import function_target, lattice, run_lattice
-from mu2py.coverage import corpus_coverage
+from mu2py.feedback.coverage import corpus_coverage
 
 
 def test_lattice_shape():

@@ -11,7 +11,7 @@ import pytest
 
 import bonsai.cli as cli
 import bonsai.lattice as lattice_module
-import mu2py.fuzzer
+import mu2py.fuzz.fuzzer
 from bonsai.bounds import Bounds
 from bonsai.cli import EXIT_FAILURES, EXIT_INTERRUPTED, main, split_inputs
 from bonsai.grammar import load_grammar
@@ -165,7 +165,7 @@ def test_resume_reads_done_markers_and_loads_no_target(tmp_path, monkeypatch):
     with monkeypatch.context() as patch:
         patch.setattr(lattice_module, "function_target", forbidden)
         patch.setattr(lattice_module._Runner, "run", forbidden)
-        patch.setattr(mu2py.fuzzer, "Fuzzer", forbidden)
+        patch.setattr(mu2py.fuzz.fuzzer, "Fuzzer", forbidden)
         lines: list[str] = []
         again = run_lattice(JSON, spec, Bounds(1, 1, 2), trials=3, seed=4, out=out, workers=2, progress=lines.append)
     assert lines == [f"resumed: 2 of 2 nodes already done in {out}"]

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from mu2py.analysis import Analysis
-from mu2py.fuzzer import FuzzConfig, Fuzzer
+from mu2py.feedback.analysis import Analysis
+from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer
 from mu2py.mutants.catalog import Program
-from mu2py.target import resolve_target
+from mu2py.target.modules import resolve_target
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 13), reason="a property of the guidance, not of Python: run on 3.11 only, "

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from mu2py.cli import main
-from mu2py.generators import StrategySource
+from mu2py.cli.main import main
+from mu2py.inputs.generators import StrategySource
 
 
 def _draws(fn, count, seed):

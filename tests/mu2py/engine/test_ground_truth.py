@@ -8,11 +8,11 @@ catches.  The engine runs copies instead, and must reach the same verdict on eve
 
 import pytest
 
-from mu2py.analysis import Analysis
 from mu2py.engine.engine import LocalRunner
 from mu2py.engine.oracle import KillReason
+from mu2py.feedback.analysis import Analysis
 from mu2py.mutants.catalog import Program
-from mu2py.target import resolve_target
+from mu2py.target.modules import resolve_target
 
 SPEC = "targets.json_decoder.driver:parse"
 FRESH = ("json", "targets")  # imported anew per run: the json package and the driver bound to it

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mu2py.mutants.catalog import Program
-from mu2py.target import resolve_target
+from mu2py.target.modules import resolve_target
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 LEAKS = "hostile_pkg.leaks"

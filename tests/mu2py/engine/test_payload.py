@@ -4,11 +4,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mu2py.engine.copies import compile_module
 from mu2py.engine.engine import LocalRunner
 from mu2py.engine.swap import code_index
 from mu2py.mutants.catalog import Program
-from mu2py.mutants.loader import compile_module
-from mu2py.target import resolve_target
+from mu2py.target.modules import resolve_target
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +58,9 @@ def test_import_time_mutants_are_never_swapped(toml_program):
 
 def test_import_time_mutants_judged_as_a_whole_module_import_would(json_program):
     """Statement-by-statement rebuilds with the driver rebound give the verdicts of a plain re-import."""
+    from mu2py.engine.copies import build_copies, driver_function
     from mu2py.engine.oracle import kill_reason
     from mu2py.engine.runs import run
-    from mu2py.mutants.loader import build_copies, driver_function
 
     target = json_program.target
     runner = LocalRunner(json_program)

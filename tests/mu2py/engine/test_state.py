@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mu2py.analysis import Analysis
+from mu2py.feedback.analysis import Analysis
 from mu2py.mutants.catalog import Program
-from mu2py.target import resolve_target
+from mu2py.target.modules import resolve_target
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 

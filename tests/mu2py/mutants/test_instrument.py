@@ -6,13 +6,13 @@ import ast
 
 import pytest
 
-from mu2py.coverage import CoverageMap
 from mu2py.engine.runs import run
+from mu2py.feedback.coverage import CoverageMap
 from mu2py.mutants.catalog import Program
 from mu2py.mutants.instrument import instrument
 from mu2py.mutants.operators import find_mutations
 from mu2py.mutants.sites import find_sites
-from mu2py.target import read_module, resolve_target
+from mu2py.target.modules import read_module, resolve_target
 
 
 def _statement_lines(source: str) -> list[int]:

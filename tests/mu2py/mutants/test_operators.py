@@ -1,7 +1,7 @@
 """The operator table: mutmut's operators plus the PIT defaults, with stable ids."""
 
 from mu2py.mutants.catalog import discover
-from mu2py.target import modules_target
+from mu2py.target.modules import modules_target
 
 SOURCE = '''\
 LIMIT = 10
@@ -66,7 +66,7 @@ def test_multi_line_mutations_in_indented_blocks_have_verified_spans():
     import ast
 
     from mu2py.mutants.operators import apply_mutation, find_mutations
-    from mu2py.target import read_module
+    from mu2py.target.modules import read_module
 
     info = read_module("urllib.parse")
     parsed = find_mutations(info.source, info.file, ())

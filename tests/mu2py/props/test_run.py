@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mu2py.cli import main
+from mu2py.cli.main import main
 from mu2py.mutants.catalog import Program
 from mu2py.score.suite import SuiteSpec, build_program
 

@@ -82,7 +82,7 @@ def scored_sample(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Callabl
     the project root and the report."""
     import json
 
-    from mu2py.cli import main
+    from mu2py.cli.main import main
 
     def score(sample: str, package: str) -> tuple[Path, dict]:
         root = tmp_path / "project"

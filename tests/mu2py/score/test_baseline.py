@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mu2py.cli import main
+from mu2py.cli.main import main
 
 
 def test_a_weaker_test_fails_the_ratchet_for_its_file_only(calc_project, capsys) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from mu2py.cli import main
+from mu2py.cli.main import main
 from mu2py.score import ports
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_port"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mu2py.cli import main
+from mu2py.cli.main import main
 from mu2py.score import reports
 from tests.mu2py.score.conftest import make_calc_project
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mu2py.cli import main
+from mu2py.cli.main import main
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_sample"
 

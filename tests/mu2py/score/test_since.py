@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mu2py.cli import main
+from mu2py.cli.main import main
 from mu2py.score.since import parse_diff
 from tests.mu2py.score.conftest import git
 

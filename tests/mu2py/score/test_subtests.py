@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from mu2py.cli import main
+from mu2py.cli.main import main
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_subtest"
 DOUBLE = "tests/test_calc.py::TestCalc::test_double"

@@ -8,7 +8,7 @@ here must match what plain pytest on the mutated file says.
 import json
 from pathlib import Path
 
-from mu2py.cli import main
+from mu2py.cli.main import main
 
 
 def test_tests_that_cannot_rerun_never_kill_by_themselves(scored_sample):

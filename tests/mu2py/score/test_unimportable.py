@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mu2py.cli import main
+from mu2py.cli.main import main
 
 
 def test_a_module_for_another_platform_is_skipped_and_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

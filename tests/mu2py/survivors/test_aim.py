@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from mu2py.signatures import infer_named
 from mu2py.survivors.aim import aim
 from mu2py.survivors.seeds import seeded
+from mu2py.testgen.signatures import infer_named
 
 KILL_SAMPLE = Path(__file__).resolve().parents[2] / "data" / "kill_sample"
 
@@ -21,8 +21,8 @@ def sample_on_path(monkeypatch):
 
 
 def _ids(spec):
-    from mu2py.function_driver import function_target
     from mu2py.mutants.catalog import Program
+    from mu2py.testgen.function_driver import function_target
 
     return [m.id for m in Program(function_target(spec)).mutants]
 

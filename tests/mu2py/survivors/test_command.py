@@ -74,7 +74,7 @@ def test_written_tests_pass_on_the_original(run, project):
 def test_each_test_fails_on_its_mutant_on_disk(run, project, tmp_path):
     """Independent of the verifier's import hook: the mutated file written into a copy of the package."""
     from mu2py.mutants.catalog import Program
-    from mu2py.target import modules_target
+    from mu2py.target.modules import modules_target
 
     _, report = run
     sys.path.insert(0, str(project))

@@ -1,8 +1,8 @@
 """Rendering one readable pytest test per killing input."""
 
-from mu2py.signatures import METHOD, FunctionSpec, Param
 from mu2py.survivors.write import KillCase, render
-from mu2py.testgen import Case
+from mu2py.testgen.render import Case
+from mu2py.testgen.signatures import METHOD, FunctionSpec, Param
 
 
 def _spec(name, params, kind="function", init=()):

@@ -1,0 +1,1 @@
+"""The `mu2py` command line: one parser, exit codes, progress, a module per command."""

@@ -1,0 +1,229 @@
+"""The `mu2py` command line: mutants, mutate, fuzz, repro."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from rich.console import Console
+from rich.table import Table
+
+from mu2py.cli.argtypes import percent, positive_int
+from mu2py.errors import UserError
+
+Command = Callable[[argparse.Namespace, Console], int]
+
+# exit codes (documented in the README and `mu2py --help`)
+EXIT_OK = 0
+EXIT_BELOW_THRESHOLD = 1  # --fail-under: the mutation score is below the bar
+EXIT_USAGE = 2  # bad input: a one-line `mu2py: error: ...` on stderr
+EXIT_FAILURES = 3  # fuzz: the original program failed (raised, hung or exited) on some inputs
+EXIT_INTERRUPTED = 130
+EPILOG = ("exit codes: 0 done; 1 mutation score below --fail-under; 2 bad input (one line on stderr); "
+          "3 fuzz found inputs on which the original program fails; 130 interrupted (outputs so far are saved)")
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line naming the option, like every other mu2py error."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        """Print `mu2py: error: ...` and exit with EXIT_USAGE."""
+        self.exit(EXIT_USAGE, f"mu2py: error: {message}\n")
+
+
+def below_threshold(console: Console, summary: dict[str, Any], fail_under: float | None) -> bool:
+    """Whether the score of a `mutate`-shaped summary is below --fail-under (printed as one line if so)."""
+    if fail_under is None:
+        return False
+    score = 100 * summary["killed"] / summary["total"] if summary["total"] else 100.0
+    if score >= fail_under:
+        return False
+    console.print(f"mutation score {score:.1f}% is below --fail-under {fail_under:g}%")
+    return True
+
+
+def _mutants(args: argparse.Namespace, console: Console) -> int:
+    from mu2py.mutants.catalog import discover
+    from mu2py.target.modules import modules_target, resolve_target
+
+    target = resolve_target(args.target) if ":" in args.target else modules_target(args.target)
+    mutants = discover(target)[0]
+    if args.json:
+        print(json.dumps({"mutants": [m.to_json() for m in mutants], "summary": {"total": len(mutants)}}, indent=1),
+              file=console.file)
+        return 0
+    table = Table(title=f"{len(mutants)} mutants of {', '.join(target.prefixes)}")
+    for col in ("id", "line", "operator", "original", "mutated"):
+        table.add_column(col, overflow="fold")
+    for m in mutants:
+        table.add_row(m.id, str(m.line), m.operator, m.original, m.mutated)
+    console.print(table)
+    return 0
+
+
+def _evaluation_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--targets", help="comma-separated module prefixes to mutate (default: the driver's package)")
+    p.add_argument("--timeout", type=float, help="seconds a mutant may run on one input (default: 20x original)")
+    p.add_argument("--opt", choices=("none", "execution", "infection"), default="infection",
+                   help="mutant pruning (sound): none, execution, or execution+infection (default)")
+    p.add_argument("--memory-limit", type=int, default=4096, metavar="MB",
+                   help="address space a mutant host may add to what it uses after loading (default 4096; "
+                        "0: no limit); a mutant over it raises MemoryError")
+
+
+def _prefixes(args: argparse.Namespace) -> tuple[str, ...] | None:
+    return tuple(p.strip() for p in args.targets.split(",") if p.strip()) if args.targets else None
+
+
+def _unique_labels(inputs: list[Any]) -> list[Any]:
+    """The inputs with distinct labels: a repeated one gets ` (#k)`, so every kill names one input."""
+    from dataclasses import replace
+
+    seen: dict[str, int] = {}
+    unique = []
+    for item in inputs:
+        seen[item.label] = seen.get(item.label, 0) + 1
+        unique.append(item if seen[item.label] == 1 else replace(item, label=f"{item.label} (#{seen[item.label]})"))
+    return unique
+
+
+def _mutate(args: argparse.Namespace, console: Console) -> int:
+    from mu2py.feedback.analysis import Analysis
+    from mu2py.inputs.generators import source_for
+    from mu2py.inputs.replay import load_files, load_literals
+    from mu2py.mutants.catalog import Program
+    from mu2py.target.modules import resolve_target
+
+    if not args.input and not args.value:
+        raise UserError("give inputs with --input PATH... or --value LITERAL...")
+    target = resolve_target(args.target, _prefixes(args))
+    assert target.driver is not None
+    inputs = []
+    if args.input:
+        inputs += load_files(args.input, source_for(target.driver.source))
+    if args.value:
+        inputs += load_literals(args.value)
+    inputs = _unique_labels(inputs)
+    program = Program(target)
+    analysis = Analysis(program, pruning=args.opt, timeout=args.timeout, memory_mb=args.memory_limit)
+    try:
+        if args.cluster or args.workers > 1:
+            from mu2py.engine.cluster import executor_for
+            from mu2py.feedback.shards import mutate_sharded
+
+            with executor_for(args.workers, args.cluster) as pool, console.status("running mutant shards"):
+                if args.cluster and not args.json:
+                    console.print(f"Dask dashboard: {pool.dashboard}")
+                shards = 4 * max(pool.workers, 1)  # a few shards per worker: a slow shard does not idle the rest
+                labelled = [(i.label, i.value) for i in inputs]
+                mutate_sharded(analysis, args.target, _prefixes(args), labelled, pool, shards)
+        elif console.is_terminal:
+            with console.status("running mutants", spinner="dots") as status:
+                for n, item in enumerate(inputs, 1):
+                    status.update(f"input {n}/{len(inputs)}: {item.label}")
+                    analysis.analyse(item.value, item.label)
+        else:  # a log: a plain line per input that took a while, so a long run is never silent
+            last = time.perf_counter()
+            for n, item in enumerate(inputs, 1):
+                analysis.analyse(item.value, item.label)
+                if time.perf_counter() - last >= 5.0 and not args.json:
+                    last = time.perf_counter()
+                    console.print(f"input {n}/{len(inputs)} judged: {len(analysis.kills)} mutants killed so far")
+    finally:
+        analysis.close()  # the mutant host
+    report = analysis.report()
+    report["inputs"] = [i.label for i in inputs]
+    if args.json:
+        print(json.dumps(report, indent=1), file=console.file)
+    else:
+        from mu2py.cli.report import print_mutation_report
+
+        print_mutation_report(console, report, max_rows=40, more="use --json for all")
+    return EXIT_BELOW_THRESHOLD if below_threshold(console, report["summary"], args.fail_under) else EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every subcommand."""
+    parser = _Parser(prog="mu2py", description="Mutation-analysis-guided fuzzing for Python.", epilog=EPILOG)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("mutants", help="list the mutants of a module, package, path, or TARGET:DRIVER")
+    p.add_argument("target")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.set_defaults(run=_mutants, own_stdout=True)
+
+    p = sub.add_parser("mutate", help="run inputs through the original and every mutant; report kills")
+    p.add_argument("target", metavar="TARGET:DRIVER")
+    p.add_argument("--input", nargs="+", action="extend", metavar="PATH", help="input files or corpus directories")
+    p.add_argument("--value", nargs="+", action="extend", metavar="LITERAL", help="inputs as Python literals")
+    p.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    p.add_argument("--workers", type=positive_int, default=1, help="judge shards of mutants on N local processes")
+    p.add_argument("--cluster", metavar="ADDRESS", help="judge shards on Dask: tcp://HOST:8786 or local:N")
+    p.add_argument("--fail-under", type=percent, metavar="PCT",
+                   help="exit with code 1 when the mutation score is below PCT (for CI)")
+    _evaluation_args(p)
+    p.set_defaults(run=_mutate, own_stdout=True)
+
+    from mu2py.cli.fuzz import add_commands
+    from mu2py.props.command import add_props_command
+    from mu2py.score.command import add_score_command
+    from mu2py.survivors.command import add_kill_command
+    from mu2py.testgen.regression import add_corpus_command
+
+    add_commands(sub, _evaluation_args, _prefixes)
+    add_score_command(sub)
+    add_corpus_command(sub)
+    add_props_command(sub)
+    add_kill_command(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: parse, run, turn user errors into one line on stderr and exit code 2."""
+    # modules named on the command line are looked up from the current directory, as python -m does
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    args = build_parser().parse_args(argv)
+    try:
+        if getattr(args, "own_stdout", False) or (args.command == "repro" and args.json):
+            # the program runs in this process (importing the target runs code too): what it prints is dropped,
+            # and a process it started is stopped at the end
+            from mu2py.cli.streams import own_stdout
+            from mu2py.engine.confine import children, kill_children
+
+            before = children()
+            try:
+                with own_stdout() as out:
+                    return int(args.run(args, make_console(out)))
+            finally:
+                kill_children(before)
+        return int(args.run(args, make_console()))
+    except UserError as exc:
+        print(f"mu2py: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("mu2py: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def make_console(file: Any = None) -> Console:
+    """The console every command prints to (on `file`; default: sys.stdout).
+
+    Markup is off: mutant text, inputs and paths are printed as they are (`arr[i]` stays
+    `arr[i]`); the few styled lines ask for markup and escape what they interpolate.  Piped
+    output is never wrapped, so ids and paths stay whole on one line.
+    """
+    console = Console(file=file, highlight=False, markup=False)
+    if not console.is_terminal:
+        console.width = 100_000  # tables take their content's width, never the 80 columns rich assumes for a pipe
+        console.soft_wrap = True
+    return console
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The Mu2 fuzzing loop and parallel campaigns of it."""

@@ -1,0 +1,203 @@
+"""Parallel fuzzing: N independent campaigns on worker processes, merged into one corpus.
+
+Campaign k runs with seed `seed + k` in `OUT/workers/wK/` (a complete, resumable fuzz
+output of its own) and gets `trials // N` trials (the first `trials % N` one more), or the
+whole `--time` each.  When all are done, their corpora are replayed in order (worker 0
+first) through one more mutation-guided pass that keeps an input only if it adds coverage
+or kills a mutant: the merged `OUT/corpus/`, `mutants.json` and `failures/`.  The same seed,
+budget and worker count give the same merged corpus.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+from mu2py.engine.workers import Lost, executor
+from mu2py.errors import UserError
+from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer, FuzzResult
+from mu2py.inputs.generators import source_for
+from mu2py.store.atomic import DirectoryLock, write_atomic, write_json
+from mu2py.store.corpus import Corpus
+from mu2py.target.modules import resolve_target
+
+MERGED = ("corpus", "failures", "mutants.json", "plot_data.csv", "state.json")
+
+
+def worker_dir(out: Path, k: int) -> Path:
+    """Where campaign k writes."""
+    return out / "workers" / f"w{k}"
+
+
+def split_trials(trials: int | None, workers: int) -> list[int | None]:
+    """Trials per campaign: an even split whose sum is `trials` (None stays None)."""
+    if trials is None:
+        return [None] * workers
+    return [trials // workers + (1 if k < trials % workers else 0) for k in range(workers)]
+
+
+def run_campaign(unit: dict[str, Any]) -> dict[str, Any]:
+    """One campaign in a worker: resolve the target, resume from its directory, fuzz, summarize."""
+    target = resolve_target(unit["spec"], unit["prefixes"])
+    config = FuzzConfig(**unit["config"])
+    try:
+        fuzzer = Fuzzer(target, config)
+        fuzzer.resume()
+        result = fuzzer.run()
+    except UserError as exc:  # sent back as data: the parent reports it as the one-line error it is
+        return {"error": str(exc)}
+    return {"trials": fuzzer.stats.trials, "corpus": len(result.corpus), "coverage": result.coverage,
+            "killed": result.report["summary"]["killed"] if result.report else 0}
+
+
+def remote_campaign(unit: dict[str, Any]) -> dict[str, Any]:
+    """One campaign on a cluster worker: files go to a scratch folder there; the corpus comes back as data."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="mu2py-campaign-") as scratch:
+        local = dict(unit, config=dict(unit["config"], out=Path(scratch)))
+        summary = run_campaign(local)
+        if "error" in summary:
+            return summary
+        corpus = Path(scratch) / "corpus"
+        summary["index"] = json.loads((corpus / "index.json").read_text()) if (corpus / "index.json").is_file() else []
+        summary["files"] = {p.name: p.read_bytes() for p in corpus.iterdir() if p.suffix in (".bin", ".txt")} \
+            if corpus.is_dir() else {}
+        failures = Path(scratch) / "failures"
+        summary["failures"] = {p.name: p.read_bytes() for p in failures.iterdir()} if failures.is_dir() else {}
+        return summary
+
+
+def _store_remote(out: Path, k: int, summary: dict[str, Any]) -> dict[str, Any]:
+    """Write what a remote campaign sent back into its local folder, as a local campaign would have left it."""
+    folder = worker_dir(out, k)
+    for name, data in summary.pop("files").items():
+        write_atomic(folder / "corpus" / name, data)
+    for name, data in summary.pop("failures").items():
+        write_atomic(folder / "failures" / name, data)
+    write_json(folder / "corpus" / "index.json", summary.pop("index"))
+    return summary
+
+
+def progress(out: Path, workers: int) -> list[dict[str, Any]]:
+    """The latest stats each campaign has checkpointed (empty dict before its first checkpoint)."""
+    rows = []
+    for k in range(workers):
+        path = worker_dir(out, k) / "state.json"
+        try:
+            rows.append(json.loads(path.read_text())["stats"])
+        except (OSError, ValueError, KeyError):
+            rows.append({})
+    return rows
+
+
+def _replace_outputs(staging: Path, out: Path) -> None:
+    # each merged output moves into place with a rename: a reader sees the old or the new one
+    for name in MERGED:
+        new, old = staging / name, out / name
+        if not new.exists():
+            continue
+        if new.is_dir() and old.exists():
+            trash = out / f".old-{name}"
+            shutil.rmtree(trash, ignore_errors=True)
+            old.rename(trash)
+            new.rename(old)
+            shutil.rmtree(trash, ignore_errors=True)
+        else:
+            new.replace(old)
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def _copy_failures(out: Path, workers: int, staging: Path) -> int:
+    """Gather each campaign's failures, one per (exception, location), renumbered."""
+    seen: set[tuple[str, str]] = set()
+    target = staging / "failures"
+    for k in range(workers):
+        folder = worker_dir(out, k) / "failures"
+        for meta_path in sorted(folder.glob("failure_*.json")):
+            meta = json.loads(meta_path.read_text())
+            key = (meta.get("exception", "?"), meta.get("location", "?"))
+            if key in seen:
+                continue
+            name = f"failure_{len(seen):06d}"
+            seen.add(key)
+            for suffix in (".bin", ".txt", ".json"):
+                src = meta_path.with_suffix(suffix)
+                if src.is_file():
+                    write_atomic(target / f"{name}{suffix}", src.read_bytes())
+    return len(seen)
+
+
+def merge(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, workers: int) -> FuzzResult:
+    """Replay every campaign's corpus through one mutation-guided pass into `config.out` (see module doc)."""
+    out = config.out
+    assert out is not None
+    target = resolve_target(spec, prefixes)
+    assert target.driver is not None
+    source = source_for(target.driver.source)
+    seeds = []
+    for k in range(workers):
+        seeds.extend(e.choices for e in Corpus(source, worker_dir(out, k) / "corpus").load())
+    staging = out / ".merging"
+    shutil.rmtree(staging, ignore_errors=True)
+    merged = replace(config, trials=max(len(seeds), 1), seconds=None, initial=seeds, out=staging, split=False,
+                     filter=None)
+    result = Fuzzer(target, merged, source=source).run()
+    failures = _copy_failures(out, workers, staging)
+    result.stats.failures = failures
+    _replace_outputs(staging, out)
+    return result
+
+
+def run_parallel(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, workers: int,
+                 on_progress: Callable[[list[dict[str, Any]]], None] | None = None,
+                 cluster: Any = None) -> tuple[FuzzResult, list[Any]]:
+    """Run `workers` campaigns in parallel, then merge; returns the merged result and per-campaign summaries.
+
+    With `cluster` (an executor such as `mu2py.engine.cluster.DaskExecutor`) the campaigns run there and
+    send their corpora back as data; they start afresh (a cluster run does not resume campaigns).
+    """
+    out = config.out
+    if out is None:
+        raise ValueError("parallel campaigns need an output directory")
+    lock = DirectoryLock(out)  # each campaign locks its own workers/wK as well (see Fuzzer)
+    try:
+        return _run_parallel(spec, prefixes, config, workers, on_progress, cluster)
+    finally:
+        lock.release()
+
+
+def _run_parallel(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, workers: int,
+                  on_progress: Callable[[list[dict[str, Any]]], None] | None,
+                  cluster: Any) -> tuple[FuzzResult, list[Any]]:
+    out = config.out
+    assert out is not None
+    units = []
+    for k, trials in enumerate(split_trials(config.trials, workers)):
+        own = replace(config, trials=trials, seed=config.seed + k, out=worker_dir(out, k))
+        fields = asdict(own)
+        units.append({"spec": spec, "prefixes": prefixes, "config": fields})
+    write_json(out / "workers" / "plan.json", {"workers": workers, "seed": config.seed, "trials": config.trials,
+                                                "seconds": config.seconds})
+    summaries: list[Any] = [None] * workers
+    tick = (lambda: on_progress(progress(out, workers))) if on_progress else None
+    if cluster is not None:
+        for index, summary in cluster.map_unordered(remote_campaign, units, on_wait=tick):
+            summaries[index] = summary if "error" in summary else _store_remote(out, index, summary)
+    else:
+        with executor(workers) as pool:
+            for index, summary in pool.map_unordered(run_campaign, units, on_wait=tick):
+                summaries[index] = summary
+    errors = [s["error"] for s in summaries if isinstance(s, dict) and "error" in s]
+    if errors:
+        raise UserError(errors[0])
+    lost = [k for k, s in enumerate(summaries) if isinstance(s, Lost)]
+    if lost:
+        # a campaign's directory holds everything it checkpointed; merging what is there loses nothing
+        for k in lost:
+            summaries[k] = {"lost": summaries[k].reason}
+    return merge(spec, prefixes, config, workers), summaries

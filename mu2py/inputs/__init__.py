@@ -1,0 +1,1 @@
+"""Inputs as choice sequences: sources that decode them (Hypothesis strategies), havoc, replay."""

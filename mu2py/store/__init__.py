@@ -1,0 +1,1 @@
+"""What is kept on disk: atomic writes and the corpus."""

@@ -1,0 +1,1 @@
+"""The program under test: drivers, and the modules a driver exercises, read once as source."""

@@ -1,0 +1,373 @@
+"""Regression tests as source: one pytest module per package module, one parametrised test per function.
+
+Every case is one saved input (the argument dict) with what the original returned, asserted
+with `==`, or the exception type it raised, asserted with `pytest.raises`.  Values are
+written as Python literals when `literal` can (its text evaluates back to a value with the
+same text and structure; `float('nan')`-style calls for special floats) in at most
+MAX_LITERAL characters, wrapped to WIDTH columns; otherwise they go to a pickle file next
+to the module when they pickle to at most MAX_STORED bytes.  A case whose value is over
+that bound, or whose output does not survive pickling equal to itself, is left out with a
+comment saying why.  Functions and exception classes are imported with `from module import
+name` (never through a package attribute a re-export may shadow).  The same cases give the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import pickle
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any
+
+from mu2py.testgen.signatures import METHOD, SELF, FunctionSpec, Param
+
+PICKLE_PROTOCOL = 4
+# a value whose literal text is longer than this goes to the pickle file
+MAX_LITERAL = 2000
+# a value pickled to more bytes than this is not stored: its case is left out, with a note saying so
+MAX_STORED = 4096
+# generated lines are wrapped to this width (a literal token longer than that stays whole)
+WIDTH = 100
+_NOTHING = object()
+_SPECIAL_FLOATS = {"inf": "float('inf')", "-inf": "float('-inf')", "nan": "float('nan')"}
+
+
+@dataclass
+class Case:
+    """One input and its recorded outcome: `expected` output, or `raises` (a class reference as source)."""
+
+    id: str
+    arguments: dict[str, Any]
+    expected: Any = None
+    raises: str | None = None
+    raises_module: str | None = None
+
+
+@dataclass
+class FunctionCases:
+    """The cases of one function, and why some inputs gave no case."""
+
+    spec: FunctionSpec
+    cases: list[Case] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # set by `render`: how many cases it wrote, and why it left the others out
+    written: int = 0
+    left_out: list[str] = field(default_factory=list)
+
+
+def literal(value: Any, depth: int = 0) -> str | None:
+    """Source text that evaluates back to `value` (see `evaluate`), or None (sets sorted, for stable text).
+
+    Plain data only: Python literals, and `float('inf')`, `float('-inf')`, `float('nan')`.
+    """
+    if depth > 100:
+        return None
+    if value is None or isinstance(value, (bool, str, bytes)):
+        return repr(value)
+    if type(value) is int:
+        return repr(value)
+    if type(value) is float:
+        return repr(value) if math.isfinite(value) else _SPECIAL_FLOATS[repr(value)]
+    if type(value) is complex:
+        return repr(value) if math.isfinite(value.real) and math.isfinite(value.imag) else None
+    if type(value) in (list, tuple):
+        items = [literal(v, depth + 1) for v in value]
+        if any(i is None for i in items):
+            return None
+        if type(value) is list:
+            return "[" + ", ".join(items) + "]"  # type: ignore[arg-type]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"  # type: ignore[arg-type]
+    if type(value) is dict:
+        pairs = [(literal(k, depth + 1), literal(v, depth + 1)) for k, v in value.items()]
+        if any(k is None or v is None for k, v in pairs):
+            return None
+        return "{" + ", ".join(f"{k}: {v}" for k, v in pairs) + "}"
+    if type(value) is set:
+        items = [literal(v, depth + 1) for v in value]
+        if any(i is None for i in items):
+            return None
+        return "{" + ", ".join(sorted(items)) + "}" if items else "set()"  # type: ignore[arg-type]
+    return None
+
+
+def evaluate(text: str) -> Any:
+    """The value of a text `literal` wrote: `ast.literal_eval` with `float('...')` calls allowed."""
+    tree = ast.parse(text, mode="eval")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id == "float"
+                                               and len(node.args) == 1 and not node.keywords
+                                               and isinstance(node.args[0], ast.Constant)):
+            raise ValueError("only float('...') calls are allowed")
+        if isinstance(node, ast.Name) and node.id != "float":
+            raise ValueError(f"unknown name {node.id}")
+    return eval(compile(tree, "<literal>", "eval"), {"__builtins__": {}, "float": float})  # noqa: S307 - checked
+
+
+def _as_literal(value: Any) -> str | None:
+    """`literal(value)` when it evaluates back to a value with the same text and the same structure."""
+    from mu2py.engine.oracle import compare
+
+    text = literal(value)
+    if text is None:
+        return None
+    try:
+        back = evaluate(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return text if literal(back) == text and compare(back, value) is True else None
+
+
+def pretty(value: Any, indent: int, width: int = WIDTH, first: int = 0) -> str:
+    """`literal(value)` wrapped so that its lines fit in `width` from column `indent` where they can.
+
+    Containers put one item per line, long strings and bytes become implicitly concatenated
+    pieces in parentheses; the text evaluates to the same value as `literal(value)`. The
+    first line starts `first` columns further right (after a dict key).
+    """
+    text = literal(value)
+    assert text is not None
+    if indent + first + len(text) <= width:
+        return text
+    pad, end = " " * (indent + 4), " " * indent
+    kind = type(value)
+    if kind in (str, bytes) and len(value) > 1:
+        pieces, start, room = [], 0, max(width - indent - 4, 16)
+        while start < len(value):
+            stop = start + 1
+            while stop < len(value) and len(literal(value[start:stop + 1]) or "") <= room:
+                stop += 1
+            pieces.append(literal(value[start:stop]))
+            start = stop
+        return "(\n" + "".join(f"{pad}{piece}\n" for piece in pieces) + end + ")"
+    if kind in (list, tuple, set) and value:
+        items = [pretty(v, indent + 4, width) for v in value]
+        if kind is set:
+            items.sort()
+        opening, closing = {list: "[]", tuple: "()", set: "{}"}[kind]
+        return opening + "\n" + "".join(f"{pad}{item},\n" for item in items) + end + closing
+    if kind is dict and value:
+        lines = []
+        for k, v in value.items():
+            key = literal(k)
+            lines.append(f"{pad}{key}: {pretty(v, indent + 4, width, first=len(key or '') + 2)},\n")
+        return "{\n" + "".join(lines) + end + "}"
+    return text
+
+
+# names the generated module binds itself (an imported name never takes one of them)
+_RESERVED = frozenset({"pytest", "pickle", "Path", "arguments", "expected", "exception", "actual", "_PICKLED"})
+
+
+@dataclass
+class _Module:
+    name: str
+    reserved: set[str] = field(default_factory=lambda: set(_RESERVED))
+    imports: dict[tuple[str, str], str] = field(default_factory=dict)  # (module, name) -> local name
+    pickled: dict[str, Any] = field(default_factory=dict)
+
+    def ref(self, module: str, dotted: str) -> str:
+        """Source naming `module.dotted`, imported with `from module import first_part`.
+
+        `import pkg.mod` would name it through `pkg`'s attributes, which a package's
+        `__init__` may shadow (a function re-exported under its submodule's name); a
+        `from` import reads the module itself. The local name is unique in the file.
+        """
+        first, dot, rest = dotted.partition(".")
+        local = self.imports.get((module, first))
+        if local is None:
+            taken = self.reserved | set(self.imports.values())
+            local = first
+            if local in taken:
+                local = f"{module.replace('.', '_')}_{first}"
+            while local in taken:
+                local += "_"
+            self.imports[(module, first)] = local
+        return local + dot + rest
+
+    def import_lines(self) -> list[str]:
+        """The `from ... import ...` lines, one per module, sorted."""
+        names: dict[str, list[str]] = {}
+        for (module, name), local in sorted(self.imports.items()):
+            names.setdefault(module, []).append(name if local == name else f"{name} as {local}")
+        lines = []
+        for module, items in names.items():
+            line = f"from {module} import {', '.join(items)}"
+            lines += [line] if len(line) <= WIDTH else [f"from {module} import (", *(f"    {i}," for i in items), ")"]
+        return lines
+
+    def value(self, value: Any, label: str, *, must_equal: bool) -> tuple[Any, str | None, str | None]:
+        """How to write `value`: (the value for `pretty`, or _NOTHING and a pickle lookup) and why neither, if so.
+
+        A literal is used when faithful and at most MAX_LITERAL characters; otherwise the
+        value is pickled when that is at most MAX_STORED bytes (and, with `must_equal`,
+        unpickles equal to itself).
+        """
+        text = _as_literal(value)
+        if text is not None and len(text) <= MAX_LITERAL:
+            return value, None, None
+        try:
+            data = pickle.dumps(value, protocol=PICKLE_PROTOCOL)
+        except Exception:  # noqa: BLE001 - anything unpicklable (lambdas, local classes, open files)
+            return _NOTHING, None, "has neither a literal form nor a pickle"
+        if len(data) > MAX_STORED:
+            return _NOTHING, None, f"is {len(data):,} bytes pickled, over the {MAX_STORED:,}-byte bound"
+        if must_equal:
+            try:
+                if not pickle.loads(data) == value:
+                    return _NOTHING, None, "does not compare equal to itself once stored"
+            except Exception:  # noqa: BLE001 - a raising __eq__ makes the value useless as an expectation
+                return _NOTHING, None, "does not compare equal to itself once stored"
+        self.pickled[label] = value
+        return _NOTHING, f"_PICKLED[{label!r}]", None
+
+
+def _args(container: str, params: list[Param], skip: str | None = None) -> str:
+    """Call arguments from an argument dict: positional-only values in order, then the rest as keywords."""
+    positional = tuple(p.name for p in params if p.positional)
+    parts = [f"{container}[{p!r}]" for p in positional]
+    if len(positional) < len(params):
+        if positional:
+            left_out = (*positional, skip) if skip else positional
+            parts.append(f"**{{k: v for k, v in {container}.items() if k not in {left_out!r}}}")
+        elif skip:
+            parts.append(f"**{{k: v for k, v in {container}.items() if k != {skip!r}}}")
+        else:
+            parts.append(f"**{container}")
+    return ", ".join(parts)
+
+
+def _call(spec: FunctionSpec, mod: _Module) -> tuple[list[str], str]:
+    """Statements building the instance (methods only) and the expression calling `spec` on `arguments`."""
+    setup = []
+    if spec.kind == METHOD:
+        owner = mod.ref(spec.module, spec.owner or "")
+        setup.append(f"instance = {owner}({_args(f'arguments[{SELF!r}]', spec.init_params)})")
+        call = f"instance.{spec.attr}({_args('arguments', spec.params, SELF)})"
+    else:
+        call = f"{mod.ref(spec.module, spec.name)}({_args('arguments', spec.params)})"
+    if spec.key:
+        key_module, _, key_name = spec.key.partition(":")
+        call = f"{mod.ref(key_module, key_name)}({call})"
+    return setup, call
+
+
+def _param(parts: list[tuple[Any, str | None]], case_id: str, comment: str) -> list[str]:
+    """A `pytest.param(...)` entry on one line, or one part per line when that is too long."""
+    texts = [ref if ref is not None else literal(v) for v, ref in parts]
+    one = f"        pytest.param({', '.join(texts)}, id={case_id!r}),"  # type: ignore[arg-type]
+    lines = [f"        # {comment}"] if comment else []
+    if len(one) <= WIDTH:
+        return [*lines, one]
+    lines.append("        pytest.param(")
+    for value, ref in parts:
+        lines.append(f"            {ref if ref is not None else pretty(value, 12)},")
+    return [*lines, f"            id={case_id!r},", "        ),"]
+
+
+def _function_source(fc: FunctionCases, mod: _Module) -> list[str]:
+    spec = fc.spec
+    returned: list[str] = []
+    raised: list[str] = []
+    notes = list(fc.notes)
+    nan = False
+    for case in fc.cases:
+        arguments, args_ref, why = mod.value(case.arguments, f"{spec.name}/{case.id}/arguments", must_equal=False)
+        if why is not None:
+            notes.append(f"{case.id}: its input {why}")
+            continue
+        shown = _comment(case.arguments) if args_ref is not None else ""
+        if case.raises is not None:
+            exception = case.raises
+            if case.raises_module:
+                exception = mod.ref(case.raises_module, case.raises[len(case.raises_module) + 1:])
+            raised += _param([(arguments, args_ref), (_NOTHING, exception)], case.id, shown)
+            continue
+        expected, expected_ref, why = mod.value(case.expected, f"{spec.name}/{case.id}/expected", must_equal=True)
+        if why is not None:
+            notes.append(f"{case.id}: its output {_short(case.expected)} {why}")
+            continue
+        if expected_ref is not None:
+            shown = _comment(case.arguments, case.expected)
+        else:
+            nan = nan or "float('nan')" in (literal(expected) or "")
+        returned += _param([(arguments, args_ref), (expected, expected_ref)], case.id, shown)
+    setup, call = _call(spec, mod)
+    count = sum(1 for line in (*returned, *raised) if line.lstrip().startswith("pytest.param"))
+    fc.written, fc.left_out = count, notes[len(fc.notes):]
+    lines = ["", "", f"# {spec.qualname}: {count} case{'' if count == 1 else 's'}"]
+    for note in notes:
+        lines += [f"# {line}" for line in textwrap.wrap(f"left out {note}", WIDTH - 2, subsequent_indent="  ")]
+    if returned:
+        # nan != nan: where an expected value holds one, equal reprs (of plain data) count as equal
+        check = "actual == expected or repr(actual) == repr(expected)" if nan else "actual == expected"
+        lines += ["@pytest.mark.parametrize(", '    "arguments, expected",', "    [", *returned, "    ],", ")",
+                  f"def {spec.test_name}(arguments, expected):", *(f"    {line}" for line in setup),
+                  f"    actual = {call}", f"    assert {check}"]
+    if raised:
+        if returned:
+            lines += ["", ""]
+        lines += ["@pytest.mark.parametrize(", '    "arguments, exception",', "    [", *raised, "    ],", ")",
+                  f"def {spec.test_name}_raises(arguments, exception):", "    with pytest.raises(exception):",
+                  *(f"        {line}" for line in setup), f"        {call}"]
+    return lines
+
+
+def _comment(arguments: Any, expected: Any = _NOTHING) -> str:
+    """A comment showing pickled values by repr, when their repr is stable (no memory address) and short."""
+    try:
+        text = repr(arguments) if expected is _NOTHING else f"{arguments!r} -> {expected!r}"
+    except Exception:  # noqa: BLE001 - a raising or too deep __repr__: no comment
+        return ""
+    if " at 0x" in text or "\n" in text or len(text) > WIDTH - 10:
+        return ""
+    return text
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    from mu2py.engine.oracle import identity_free_repr
+
+    text = identity_free_repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def tests_file_stem(module: str) -> str:
+    """The file stem of the tests of `module` (prefixed so it never shadows a suite's own test module)."""
+    return "test_corpus_" + module.replace(".", "_")
+
+
+def render(module: str, functions: list[FunctionCases], command: str,
+           reproducible: bool = True) -> tuple[str, bytes | None]:
+    """The pytest module for `module` and the pickle bytes its cases need (None when all are literals).
+
+    `reproducible` says whether `command` regenerates the same file (a trial budget does;
+    a time budget does not: how many trials fit in it varies from run to run).
+    """
+    mod = _Module(module)
+    mod.reserved.update(fc.spec.test_name for fc in functions)
+    mod.reserved.update(f"{fc.spec.test_name}_raises" for fc in functions)
+    body: list[str] = []
+    for fc in sorted(functions, key=lambda f: f.spec.name):
+        body += _function_source(fc, mod)
+    stem = tests_file_stem(module)
+    how = (f"Regenerate with: {command}" if reproducible else
+           f"Generated by: {command}\n(a time budget: another run may try more or fewer inputs;\n"
+           "the same --seed and --trials give the same file)")
+    header = [
+        f'"""Regression tests of {module}, generated by `mu2py corpus` from a mutation-guided corpus.',
+        "",
+        "Each case replays a saved input and asserts what the original code returned (==) or raised",
+        "when the tests were generated.",
+        how,
+        '"""',
+        "",
+    ]
+    std = ["import pickle", "from pathlib import Path", ""] if mod.pickled else []
+    imports = [*std, "import pytest", "", *mod.import_lines()]
+    pickled_bytes = None
+    if mod.pickled:
+        imports += ["", "# inputs and outputs with no literal form, pickled when the tests were generated",
+                    f'_PICKLED = pickle.loads((Path(__file__).parent / "{stem}.pickle").read_bytes())']
+        pickled_bytes = pickle.dumps(dict(sorted(mod.pickled.items())), protocol=PICKLE_PROTOCOL)
+    return "\n".join(header + imports + body) + "\n", pickled_bytes

@@ -1,0 +1,86 @@
+"""The mu2py command line: readable output, JSON shape, and one-line errors for bad input."""
+
+import json
+
+import pytest
+
+from mu2py.cli.main import main
+
+SORT = "targets.insertion_sort.driver:sort"
+
+
+def test_mutants_json(capsys):
+    assert main(["mutants", SORT, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["total"] == len(data["mutants"]) > 20
+
+
+def test_mutate_values_json(capsys):
+    assert main(["mutate", SORT, "--value", "[3, 2, 1]", "--json", "--timeout", "0.2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["summary"]["killed"] > 20
+    killed = [m for m in data["mutants"] if m["status"] == "killed"]
+    assert all(m["reason"] in ("output", "exception", "timeout") and m["input"] for m in killed)
+
+
+def test_repeated_inputs_get_distinct_labels(capsys):
+    assert main(["mutate", SORT, "--value", "[3, 2, 1]", "--value", "[3, 2, 1]", "--value", "[1]", "--json",
+                 "--timeout", "0.2"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["inputs"] == ["--value [3, 2, 1]", "--value [3, 2, 1] (#2)", "--value [1]"]
+
+
+def test_fuzz_then_mutate_and_repro(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["fuzz", SORT, "--trials", "50", "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["repro", SORT, "--input", str(out / "corpus"), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and all(r["outcome"] == "ok" for r in rows)
+    assert main(["mutate", SORT, "--input", str(out / "corpus"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["killed"] > 20
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["mutants", "no_such_module_xyz"], "no module named"),
+    (["mutate", "targets.insertion_sort.driver:nope", "--value", "1"], "not found"),
+    (["mutate", SORT], "give inputs"),
+    (["mutate", SORT, "--value", "[1,"], "not a Python literal"),
+    (["fuzz", SORT], "budget"),
+])
+def test_bad_input_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_target_raising_on_import_and_syntax_error(tmp_path, capsys, monkeypatch):
+    (tmp_path / "broken_pkg").mkdir()
+    (tmp_path / "broken_pkg" / "__init__.py").write_text("raise RuntimeError('boom')\n")
+    (tmp_path / "bad_syntax.py").write_text("def f(:\n")
+    (tmp_path / "empty.bin").write_bytes(b"")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["mutants", "broken_pkg"]) == 2
+    assert "RuntimeError: boom" in capsys.readouterr().err
+    assert main(["mutants", "bad_syntax"]) == 2
+    assert "syntax error" in capsys.readouterr().err
+    assert main(["mutate", SORT, "--input", str(tmp_path / "empty.bin")]) == 2
+    assert "is empty" in capsys.readouterr().err
+
+
+def test_props_per_input_takes_zero_as_documented_and_refuses_negatives(capsys):
+    from mu2py.cli.main import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["props", "--per-input", "0"]).per_input == 0  # 0: every infected mutant
+    with pytest.raises(SystemExit):
+        parser.parse_args(["props", "--per-input", "-1"])
+    assert "at least 0" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["score", "kill", "props"])
+def test_commands_name_the_project_alike(command):
+    from mu2py.cli.main import build_parser
+
+    args = build_parser().parse_args([command, "--paths", "src/pkg", "--root", "proj"])
+    assert (args.paths, args.package, args.root) == (["src/pkg"], None, "proj")

@@ -1,0 +1,143 @@
+"""Dask executor on a loopback LocalCluster: results equal the single-process ones, also when a worker dies."""
+
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from mu2py.errors import UserError
+from mu2py.feedback.analysis import Analysis
+from mu2py.feedback.shards import mutate_sharded
+from mu2py.mutants.catalog import Program
+from mu2py.target.modules import resolve_target
+
+distributed = pytest.importorskip("distributed")
+
+JSON = "targets.json_decoder.driver:parse"
+INPUTS = [("a", '[1, 2.5, {"a": null}]'), ("b", "tru"), ("c", '"\\u00e9x"'), ("d", "-0.5e3")]
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_sample"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from mu2py.engine.cluster import DaskExecutor
+
+    pool = DaskExecutor("local:2")
+    yield pool
+    pool.close()
+
+
+def _single() -> dict:
+    program = Program(resolve_target(JSON))
+    analysis = Analysis(program, timeout=1.0)
+    for label, value in INPUTS:
+        analysis.analyse(value, label)
+    return analysis.report()
+
+
+def _sharded(pool) -> dict:
+    analysis = Analysis(Program(resolve_target(JSON)), timeout=1.0)
+    mutate_sharded(analysis, JSON, None, INPUTS, pool, shards=8)
+    return analysis.report()
+
+
+def _verdicts(report):
+    return [(m["id"], m["status"], m["reason"], m["input"], m["reached"]) for m in report["mutants"]]
+
+
+def test_mutate_on_cluster_equals_single_process(cluster):
+    assert cluster.dashboard.startswith("http://127.0.0.1")
+    assert _verdicts(_sharded(cluster)) == _verdicts(_single())
+
+
+def test_killing_a_worker_mid_run_loses_nothing(cluster):
+    pids = list(cluster.client.run(os.getpid).values())
+
+    def kill_one():
+        time.sleep(1.0)
+        os.kill(pids[0], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    report = _sharded(cluster)
+    killer.join()
+    assert _verdicts(report) == _verdicts(_single())
+    cluster.client.wait_for_workers(2, timeout=60)
+
+
+def test_score_on_cluster_equals_local_workers(cluster, tmp_path, capsys):
+    from mu2py.score.scoring import ScoreConfig, ShardedPool, report, score
+    from mu2py.score.suite import SuiteSpec
+
+    spec = SuiteSpec(root=str(SAMPLE), pytest_args=("tests",), modules=("sample_pkg.extra",),
+                     files=(str(SAMPLE / "sample_pkg" / "extra.py"),), sys_path=(str(SAMPLE),))
+    local = report(score(spec, ScoreConfig(workers=1)))
+    # the shared LocalCluster stands in for --cluster: ShardedPool is what --cluster builds around it
+    pooled = ShardedPool(cluster, spec, 2)
+    import mu2py.score.scoring as scoring
+
+    original = scoring._pool
+    scoring._pool = lambda s, c: _NoClose(pooled)
+    try:
+        remote = report(score(spec, ScoreConfig(cluster="shared")))
+    finally:
+        scoring._pool = original
+    assert [(m["id"], m["status"]) for m in remote["mutants"]] == [(m["id"], m["status"]) for m in local["mutants"]]
+    assert remote["summary"]["killed"] > 0
+
+
+class _NoClose:
+    def __init__(self, pool):
+        self.pool = pool
+        self.dashboard = pool.dashboard
+
+    def map_unordered(self, *args, **kwargs):
+        return self.pool.map_unordered(*args, **kwargs)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+
+def test_cluster_without_dask_says_how_to_install(monkeypatch):
+    from mu2py.engine.cluster import DaskExecutor
+
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(UserError, match=r"pip install 'mu2py\[dask\]'"):
+        DaskExecutor("local:1")
+
+
+def test_bonsai_lattice_on_cluster_equals_local(cluster, tmp_path):
+    from bonsai.bounds import Bounds
+    from bonsai.lattice import run_lattice
+
+    grammar = str(Path(__file__).resolve().parents[3] / "grammars" / "json.lark")
+    kwargs = {"trials": 15, "seed": 2}
+    local = run_lattice(grammar, JSON, Bounds(1, 2, 2), out=tmp_path / "local", **kwargs)
+    remote = run_lattice(grammar, JSON, Bounds(1, 2, 2), out=tmp_path / "remote", cluster=cluster, **kwargs)
+    assert remote["nodes"] == local["nodes"] and remote["final"] == local["final"]
+    finals = [sorted(p.read_text() for p in (tmp_path / name / "final").iterdir()) for name in ("local", "remote")]
+    assert finals[0] == finals[1]
+    resumed = run_lattice(grammar, JSON, Bounds(1, 2, 2), out=tmp_path / "remote", cluster=cluster, **kwargs)
+    assert resumed["nodes"] == remote["nodes"]  # every node read back from done.json on the client
+
+
+def test_fuzz_campaigns_on_cluster_equal_local(cluster, tmp_path):
+    from mu2py.fuzz.campaigns import run_parallel
+    from mu2py.fuzz.fuzzer import FuzzConfig
+
+    sort = "targets.insertion_sort.driver:sort"
+    merged = []
+    for name, pool in (("local", None), ("remote", cluster)):
+        out = tmp_path / name
+        result, summaries = run_parallel(sort, None, FuzzConfig(trials=40, seed=4, out=out), 2, cluster=pool)
+        assert all("error" not in s for s in summaries)
+        merged.append([p.read_bytes() for p in sorted((out / "corpus").glob("*.bin"))])
+        assert (out / "workers" / "w1" / "corpus" / "index.json").is_file()
+    assert merged[0] == merged[1] and merged[0]

@@ -1,0 +1,67 @@
+"""Executors: every unit answered once, in-process and on workers that crash, exit or hang."""
+
+import sys
+
+import pytest
+
+from mu2py.engine.workers import InProcess, Lost, Processes, WorkerError
+
+UNITS = '''
+import ctypes, os, time
+
+def bad_init():
+    raise SystemExit(3)
+
+
+def work(unit):
+    kind, value = unit
+    if kind == "exit":
+        os._exit(3)
+    if kind == "segv":
+        ctypes.string_at(0)
+    if kind == "hang":
+        time.sleep(60)  # inside C: no signal-based timeout in this process would stop it
+    if kind == "raise":
+        raise ValueError("bug")
+    return value * 2
+'''
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    (tmp_path / "executor_units_mod.py").write_text(UNITS)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("executor_units_mod", None)
+    import executor_units_mod
+
+    return executor_units_mod.work
+
+
+def test_in_process_answers_in_order(work):
+    assert list(InProcess().map_unordered(work, [("ok", 1), ("ok", 2)])) == [(0, 2), (1, 4)]
+
+
+def test_processes_survive_exit_crash_and_hang(work):
+    units = [("ok", 1), ("exit", 0), ("ok", 2), ("segv", 0), ("hang", 0), ("ok", 3)]
+    with Processes(2, retries=1) as pool:
+        results = dict(pool.map_unordered(work, units, deadline=1.5))
+        assert sorted(results) == list(range(len(units)))
+        assert [results[i] for i in (0, 2, 5)] == [2, 4, 6]
+        for i, why in ((1, "exit code 3"), (3, "exit code -11"), (4, "deadline")):
+            assert isinstance(results[i], Lost) and why in results[i].reason and results[i].attempts == 2
+        assert pool.restarts == 6
+        # the pool is still usable after the losses
+        assert dict(pool.map_unordered(work, [("ok", 5)])) == {0: 10}
+
+
+def test_unit_raising_is_a_worker_error(work):
+    with Processes(1) as pool, pytest.raises(WorkerError, match="ValueError: bug"):
+        list(pool.map_unordered(work, [("raise", 0)]))
+
+
+def test_worker_that_cannot_start_is_an_error_not_a_restart_loop(work):
+    import executor_units_mod
+
+    with Processes(1, initializer=executor_units_mod.bad_init) as pool, pytest.raises(WorkerError, match="start"):
+        list(pool.map_unordered(work, [("ok", 1)]))
+    assert pool.restarts == 0

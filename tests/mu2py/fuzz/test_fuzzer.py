@@ -1,0 +1,181 @@
+"""The fuzzing loop end to end: determinism, outputs on disk, resume, guidance variants."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mu2py.errors import UserError
+from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer
+from mu2py.target.modules import resolve_target
+
+
+@pytest.fixture(scope="module")
+def json_target():
+    return resolve_target("targets.json_decoder.driver:parse")
+
+
+def _corpus_bytes(out: Path) -> list[bytes]:
+    return [p.read_bytes() for p in sorted((out / "corpus").glob("*.bin"))]
+
+
+def test_same_seed_same_corpus(tmp_path, json_target):
+    for name in ("a", "b"):
+        Fuzzer(json_target, FuzzConfig(trials=120, seed=3, out=tmp_path / name)).run()
+    assert _corpus_bytes(tmp_path / "a") == _corpus_bytes(tmp_path / "b")
+    assert len(_corpus_bytes(tmp_path / "a")) > 1
+
+
+def test_outputs_written_and_consistent(tmp_path, json_target):
+    out = tmp_path / "run"
+    result = Fuzzer(json_target, FuzzConfig(trials=80, seed=1, out=out)).run()
+    report = json.loads((out / "mutants.json").read_text())
+    assert report["summary"]["killed"] == result.report["summary"]["killed"] > 0
+    for m in report["mutants"]:
+        assert {"id", "file", "line", "operator", "original", "mutated", "status", "reason", "input"} <= set(m)
+        if m["status"] == "killed":
+            assert (out / "corpus" / f"{m['input']}.bin").is_file()
+    header = (out / "plot_data.csv").read_text().splitlines()[0]
+    assert header.startswith("elapsed,trials,execs_per_sec,corpus,coverage")
+    index = json.loads((out / "corpus" / "index.json").read_text())
+    assert [e["name"] for e in index] == [p.stem for p in sorted((out / "corpus").glob("*.bin"))]
+
+
+def test_resume_continues_from_output_dir(tmp_path, json_target):
+    out = tmp_path / "run"
+    Fuzzer(json_target, FuzzConfig(trials=60, seed=2, out=out)).run()
+    first = _corpus_bytes(out)
+    again = Fuzzer(json_target, FuzzConfig(trials=120, seed=2, out=out))
+    assert again.resume() == len(first)
+    assert again.stats.trials == 60 and len(again.analysis.kills) > 0
+    again.run()
+    assert _corpus_bytes(out)[: len(first)] == first
+    assert json.loads((out / "state.json").read_text())["stats"]["trials"] == 120
+
+
+def test_coverage_guidance_runs_no_mutants(json_target):
+    result = Fuzzer(json_target, FuzzConfig(trials=60, seed=1, guidance="coverage")).run()
+    assert result.report is None and result.coverage > 0 and result.stats.mutant_runs == 0
+
+
+def test_split_uses_coverage_first(json_target):
+    fuzzer = Fuzzer(json_target, FuzzConfig(trials=40, seed=1, split=True))
+    for _ in range(19):  # trials 1..19 are the first half (trial 20 starts the second)
+        fuzzer.trial()
+    assert fuzzer.analysis.mutant_runs == 0
+    for _ in range(20):
+        fuzzer.trial()
+    assert fuzzer.analysis.mutant_runs > 0
+
+
+def test_least_executed_filter_bounds_runs_per_input(json_target):
+    fuzzer = Fuzzer(json_target, FuzzConfig(trials=30, seed=1, filter="least-executed:5"))
+    fuzzer.run()
+    assert fuzzer.stats.run_this_input <= 5 and fuzzer.stats.filtered > 0
+
+
+def test_non_writable_output_is_a_clear_error(tmp_path, json_target):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(UserError, match="not writable"):
+        Fuzzer(json_target, FuzzConfig(trials=5, out=blocker / "sub"))
+
+
+def test_no_budget_is_an_error():
+    with pytest.raises(UserError, match="budget"):
+        FuzzConfig()
+
+
+BROKEN_DRIVERS = '''
+from hypothesis import strategies as st
+from mu2py import driver
+
+@driver(st.integers().filter(lambda n: False))
+def never(n):
+    return n
+
+@driver(st.integers(0, 1000))
+def always_fails(n):
+    return {}["missing"]
+
+@driver(st.integers(0, 1000))
+def sometimes_fails(n):
+    if n % 2:
+        raise ValueError("odd")
+    return n
+'''
+
+
+@pytest.fixture
+def broken_module(driver_package):
+    return driver_package("brokenpkg_fz", BROKEN_DRIVERS)
+
+
+def test_strategy_that_cannot_draw_stops_early(broken_module, tmp_path):
+    fuzzer = Fuzzer(resolve_target(f"{broken_module}:never"), FuzzConfig(trials=5000, out=tmp_path / "o"))
+    with pytest.raises(UserError, match="drew no input"):
+        fuzzer.run()
+    assert fuzzer.stats.trials < 5000 and (tmp_path / "o" / "state.json").is_file()
+
+
+def test_target_failing_on_every_input_is_a_clear_error_with_failures_kept(broken_module, tmp_path):
+    out = tmp_path / "o"
+    fuzzer = Fuzzer(resolve_target(f"{broken_module}:always_fails"), FuzzConfig(trials=5000, out=out))
+    with pytest.raises(UserError, match="failed on all of the first 100 inputs with builtins.KeyError"):
+        fuzzer.run()
+    assert fuzzer.stats.trials < 5000
+    assert json.loads((out / "failures" / "failure_000000.json").read_text())["exception"] == "builtins.KeyError"
+    assert json.loads((out / "state.json").read_text())["stats"]["trials"] == fuzzer.stats.trials
+
+
+def test_target_failing_on_some_inputs_keeps_fuzzing(broken_module, tmp_path):
+    fuzzer = Fuzzer(resolve_target(f"{broken_module}:sometimes_fails"),
+                    FuzzConfig(trials=300, guidance="coverage", out=tmp_path / "o"))
+    fuzzer.run()
+    assert fuzzer.stats.trials == 300 and fuzzer.stats.failures == 1
+
+
+def test_cli_reports_broken_driver_in_one_line(broken_module, tmp_path, capsys):
+    from mu2py.cli.main import main
+
+    assert main(["fuzz", f"{broken_module}:always_fails", "--trials", "1000", "--quiet",
+                 "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "failed on all" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_duplicate_children_run_nothing_and_are_counted(json_target):
+    fuzzer = Fuzzer(json_target, FuzzConfig(trials=400, seed=1, guidance="coverage"))
+    runs = []
+    plain = fuzzer._run_original
+    fuzzer._run_original = lambda value: runs.append(value) or plain(value)
+    result = fuzzer.run()
+    stats = result.stats
+    assert stats.duplicates > 0
+    assert stats.valid + stats.invalid + stats.duplicates == stats.trials
+    assert len(runs) == stats.valid  # a duplicate never reaches the original
+    assert len({e.choices for e in result.corpus}) == len(result.corpus)
+
+
+def test_a_timed_campaign_report_equals_mutate_on_its_corpus(tmp_path):
+    """Batches cut by the share are judged at the end: fuzz's kills are those `mutate` finds on its corpus."""
+    import subprocess
+    import sys
+
+    spec, out = "targets.json_decoder.driver:parse", tmp_path / "run"
+    fuzz = subprocess.run([sys.executable, "-m", "mu2py", "fuzz", spec, "--time", "3s", "--seed", "1", "--out",
+                           str(out), "--quiet"], capture_output=True, text=True, timeout=300)
+    assert fuzz.returncode in (0, 3), fuzz.stderr
+    report = json.loads((out / "mutants.json").read_text())
+    index = json.loads((out / "corpus" / "index.json").read_text())
+    assert all(e["judged"] for e in index)
+    judged = subprocess.run([sys.executable, "-m", "mu2py", "mutate", spec, "--input", str(out / "corpus"),
+                             "--json"], capture_output=True, text=True, timeout=300)
+    assert judged.returncode == 0, judged.stderr
+    mutate = json.loads(judged.stdout)
+
+    def killed(rep: dict) -> set[str]:
+        return {m["id"] for m in rep["mutants"] if m["status"] == "killed"}
+
+    assert killed(report) == killed(mutate)
+    assert report["summary"]["not_reached"] == mutate["summary"]["not_reached"]
