@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bonsai.bounds import Bounds, measure
-from bonsai.generator import BoundedGenerator, decode_varints, encode_varints
+from bonsai.codec import decode_varints, encode_varints
+from bonsai.generator import BoundedGenerator
 from bonsai.grammar import load_grammar
 from mu2py.source import InputSource
 
