@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bonsai.grammar import GROUP, REF, REPEAT, Grammar, GrammarLoadError
+from bonsai.ebnf import GROUP, REF, REPEAT
+from bonsai.grammar import Grammar, GrammarLoadError
 
 __all__ = ["derivation_costs", "productive_without", "reachable", "refs", "seq_ok"]
 

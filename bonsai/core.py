@@ -9,7 +9,8 @@ from __future__ import annotations
 import weakref
 
 from bonsai.analysis import derivation_costs, productive_without, seq_ok
-from bonsai.grammar import Alts, Grammar, Repeat
+from bonsai.ebnf import Alts, Repeat
+from bonsai.grammar import Grammar
 from bonsai.terminal_values import TerminalValues
 
 __all__ = ["Frame", "GrammarCore", "core_of"]

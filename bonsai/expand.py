@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from bonsai.bounds import Bounds
 from bonsai.core import Frame, GrammarCore
-from bonsai.grammar import GROUP, REF, REPEAT, Alts, Repeat
+from bonsai.ebnf import GROUP, REF, REPEAT, Alts, Repeat
 from bonsai.tree import RepeatNode, RuleNode, Token, Tree
 
 __all__ = ["FRESH_DEPTH_SCALE", "SAMPLE_SPACE", "Exhausted", "Expansion"]
