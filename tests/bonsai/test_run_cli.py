@@ -11,11 +11,14 @@ import pytest
 
 import bonsai.cli as cli
 import bonsai.lattice as lattice_module
+import bonsai.node
+import bonsai.runner
 import mu2py.fuzzer
 from bonsai.bounds import Bounds
 from bonsai.cli import EXIT_FAILURES, EXIT_INTERRUPTED, main, split_inputs
 from bonsai.grammar import load_grammar
-from bonsai.lattice import invisible_code_warning, run_lattice
+from bonsai.lattice import run_lattice
+from bonsai.target import invisible_code_warning
 from mu2py.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,7 +167,8 @@ def test_resume_reads_done_markers_and_loads_no_target(tmp_path, monkeypatch):
 
     with monkeypatch.context() as patch:
         patch.setattr(lattice_module, "function_target", forbidden)
-        patch.setattr(lattice_module._Runner, "run", forbidden)
+        patch.setattr(bonsai.node, "function_target", forbidden)
+        patch.setattr(bonsai.runner.NodeRunner, "run", forbidden)
         patch.setattr(mu2py.fuzzer, "Fuzzer", forbidden)
         lines: list[str] = []
         again = run_lattice(JSON, spec, Bounds(1, 1, 2), trials=3, seed=4, out=out, workers=2, progress=lines.append)

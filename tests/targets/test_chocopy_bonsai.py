@@ -11,7 +11,7 @@ from bonsai.bounds import Bounds
 from bonsai.cli import main, split_inputs
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import load_grammar
-from bonsai.lattice import function_target
+from bonsai.target import function_target
 from mu2py.mutants.loader import build_copies, compile_module
 from targets.chocopy.driver import ChocoPySyntaxError, typecheck
 from targets.chocopy.parser import get_lark, parse
