@@ -9,15 +9,17 @@ from pathlib import Path
 
 import pytest
 
-import bonsai.cli as cli
 import bonsai.lattice as lattice_module
 import bonsai.node
 import bonsai.runner
+import bonsai.sample_command as sample_command
 import mu2py.fuzzer
 from bonsai.bounds import Bounds
-from bonsai.cli import EXIT_FAILURES, EXIT_INTERRUPTED, main, split_inputs
+from bonsai.cli import main
+from bonsai.cli_args import EXIT_FAILURES, EXIT_INTERRUPTED
 from bonsai.grammar import load_grammar
 from bonsai.lattice import run_lattice
+from bonsai.sample_command import split_inputs
 from bonsai.target import invisible_code_warning
 from mu2py.errors import UserError
 
@@ -215,8 +217,8 @@ def test_run_help_documents_exit_codes_and_plain_functions(capsys):
 
 def test_sample_out_writes_batches_whole_and_leaves_no_half_file(tmp_path, monkeypatch, capsys):
     syncs = []
-    monkeypatch.setattr(cli, "BATCH", 2)
-    monkeypatch.setattr(cli.os, "sync", lambda: syncs.append(1))
+    monkeypatch.setattr(sample_command, "BATCH", 2)
+    monkeypatch.setattr(sample_command.os, "sync", lambda: syncs.append(1))
     args = ["sample", JSON, "--bounds", "2,2,2", "--count", "5", "--seed", "9"]
     assert main([*args, "--out", str(tmp_path / "all")]) == 0
     printed = capsys.readouterr().out.split()
@@ -235,7 +237,7 @@ def test_sample_out_writes_batches_whole_and_leaves_no_half_file(tmp_path, monke
             raise KeyboardInterrupt
         real_replace(src, dst)
 
-    monkeypatch.setattr(cli.os, "replace", replace)
+    monkeypatch.setattr(sample_command.os, "replace", replace)
     assert main([*args, "--out", str(tmp_path / "cut")]) == EXIT_INTERRUPTED
     cut = sorted((tmp_path / "cut").iterdir())
     assert [f.name for f in cut] == [f.name for f in files[:3]]
