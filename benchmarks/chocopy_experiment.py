@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from bonsai.bounds import Bounds  # noqa: E402
 from bonsai.generator import BoundedGenerator  # noqa: E402
 from bonsai.grammar import load_grammar  # noqa: E402
-from bonsai.lattice import function_target  # noqa: E402
+from bonsai.target import function_target  # noqa: E402
 from mu2py.engine.runs import Status, Timeout, run  # noqa: E402
 from mu2py.feedback.analysis import Analysis  # noqa: E402
 from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer  # noqa: E402

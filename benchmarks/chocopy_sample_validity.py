@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bonsai.cli import main as bonsai_main  # noqa: E402
-from bonsai.cli import split_inputs  # noqa: E402
+from bonsai.sample_command import split_inputs  # noqa: E402
 from targets.chocopy.driver import ChocoPySyntaxError, typecheck  # noqa: E402
 
 

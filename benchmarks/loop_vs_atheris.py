@@ -127,7 +127,7 @@ def run_mu2py(seconds: float, seed: int, out: Path, target: str = TARGET) -> dic
 BONSAI_NODE = textwrap.dedent('''
     import json, sys
     from pathlib import Path
-    from bonsai.lattice import run_node
+    from bonsai.node import run_node
     grammar, target, bounds, seconds, seed, out = sys.argv[1:]
     stats, corpus = run_node(grammar, target, tuple(map(int, bounds.split(","))), [], None, float(seconds),
                              int(seed), Path(out))

@@ -1,55 +1,34 @@
-"""The one adapter over lark's grammar analysis: a Lark grammar as an EBNF model for bounded generation.
+"""A Lark grammar as bonsai uses it: loaded and checked once, then asked about lexing and parsing.
 
-lark keeps every rule's EBNF tree in `Grammar.rule_defs` (before `compile` flattens repetitions
-into helper rules) and every terminal's tree in `Grammar.term_defs`.  This module turns those
-trees into a small immutable model (`Grammar`, `Rule`, `Alts`, `Repeat`, `Ref`, `Term`) in which
-repetitions stay visible, so that the items bound can be applied to them.  Terminal patterns
-are compiled by lark's own transformers; no second EBNF parser exists in bonsai.
-
-Nothing else in bonsai imports lark's internals.
+`load_grammar` reads a `.lark` file, grammar text or a `Lark` object into a `Grammar`: the EBNF model
+of `bonsai.ebnf` (built from lark's own analysis by `bonsai.lark_model`) with what rendering and
+validation need: keywords, the separator `%ignore` allows, an Indenter layout, a validating parser.
+Every problem with a grammar is a one-line GrammarLoadError.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Tree
-from lark.exceptions import GrammarError, LarkError
-from lark.grammar import NonTerminal
-from lark.grammar import Terminal as LarkTerminal
+from lark import Lark
+from lark.exceptions import LarkError
 from lark.indenter import Indenter
-from lark.lexer import Pattern, PatternStr, Token
-from lark.load_grammar import (
-    PrepareLiterals,
-    TerminalTreeToPattern,
-    _literal_to_pattern,
-    nr_deepcopy_tree,
-)
-from lark.load_grammar import (
-    load_grammar as _lark_load_grammar,
-)
+
+from bonsai.ebnf import Alts, Repeat, Rule, TerminalSpec, number_nodes
+from bonsai.lark_model import ModelBuilder, read_lark_grammar
 
 __all__ = [
-    "Alts",
     "Grammar",
     "GrammarLoadError",
     "IndenterSpec",
-    "Ref",
-    "Repeat",
-    "Rule",
-    "Term",
-    "TerminalSpec",
     "default_is_ident",
     "load_grammar",
 ]
-
-# Item kinds: plain ints so that the generator's hot loop dispatches on a small int compare.
-REF, TERM, REPEAT, GROUP = 0, 1, 2, 3
 
 _IDENT_NAMES = frozenset({"NAME", "ID", "IDENTIFIER", "CNAME", "IDSTRING"})
 
@@ -62,76 +41,6 @@ def default_is_ident(name: str) -> bool:
     """Default identifier predicate: NAME, ID, IDENTIFIER, CNAME, IDSTRING, or containing NAME/IDENT."""
     bare = name.lstrip("_")
     return bare in _IDENT_NAMES or "NAME" in bare or "IDENT" in bare
-
-
-@dataclass(eq=False)
-class TerminalSpec:
-    """A terminal as the generator sees it.
-
-    `kind` is one of: ``fixed`` (a plain string, `text` is its only value), ``regex`` (values are
-    sampled from `regex`), ``ident`` (values come from a small pool of `regex`-matching names),
-    ``declared`` (a `%declare`d terminal with no pattern: rendered as empty text, e.g. _INDENT),
-    ``newline`` (the Indenter's newline terminal: rendered by the layout, not sampled).
-    """
-
-    name: str
-    kind: str
-    regex: str
-    text: str = ""
-    priority: int = 0
-
-    def compiled(self) -> re.Pattern[str]:
-        """The terminal's regex compiled (cached on first use)."""
-        cached = self.__dict__.get("_compiled")
-        if cached is None:
-            cached = re.compile(self.regex)
-            self.__dict__["_compiled"] = cached
-        return cached
-
-
-@dataclass(eq=False, slots=True)
-class Ref:
-    """A reference to a non-terminal (rule or template instance) by name."""
-
-    name: str
-    kind: int = REF
-
-
-@dataclass(eq=False, slots=True)
-class Term:
-    """A terminal occurrence in a rule."""
-
-    terminal: TerminalSpec
-    kind: int = TERM
-
-
-@dataclass(eq=False, slots=True)
-class Alts:
-    """Alternatives (a rule body or a parenthesised group); `uid` indexes per-bound feasibility tables."""
-
-    seqs: tuple[tuple[Any, ...], ...]
-    aliases: tuple[str | None, ...]
-    uid: int = -1
-    kind: int = GROUP
-
-
-@dataclass(eq=False, slots=True)
-class Repeat:
-    """A repetition `body{lo,hi}` (`hi` None = unbounded) from `*`, `+`, `?`, `[..]`, `~ n`, `~ a..b`."""
-
-    body: Alts
-    lo: int
-    hi: int | None
-    uid: int = -1
-    kind: int = REPEAT
-
-
-@dataclass(eq=False, slots=True)
-class Rule:
-    """A non-terminal: its name and its alternatives (templates appear instantiated, one Rule each)."""
-
-    name: str
-    alts: Alts
 
 
 @dataclass(frozen=True)
@@ -319,7 +228,7 @@ def load_grammar(
             source_path = str(path)
         import_paths = [os.path.dirname(os.path.abspath(source_path))] if source_path else []
         try:
-            lark_grammar, _ = _lark_load_grammar(text, source_path or "<string>", import_paths, False)
+            lark_grammar = read_lark_grammar(text, source_path, import_paths)
         except (LarkError, AssertionError, OSError) as exc:
             where = f" in {source_path}" if source_path else ""
             raise GrammarLoadError(f"grammar error{where}: {_one_line(exc)}") from None
@@ -331,7 +240,7 @@ def load_grammar(
     else:
         names = frozenset(is_ident)
         pred = names.__contains__
-    builder = _Builder(lark_grammar, pred)
+    builder = ModelBuilder(lark_grammar, pred)
     where = f" in {source_path}" if source_path else ""
     try:
         rules, _terms, keywords, keywords_ci, ignore_regexes, declared = builder.build()
@@ -361,7 +270,7 @@ def load_grammar(
     indenter = _detect_indenter(terminals, declared)
     if indenter is not None:
         terminals[indenter.newline].kind = "newline"
-    alts_table, repeat_table = _number_nodes(rules)
+    alts_table, repeat_table = number_nodes(rules)
     return Grammar(
         rules=rules,
         start=chosen,
@@ -401,267 +310,3 @@ def _detect_indenter(terminals: dict[str, TerminalSpec], declared: list[str]) ->
     opens = tuple(n for n, t in terminals.items() if t.kind == "fixed" and t.text in ("(", "[", "{"))
     closes = tuple(n for n, t in terminals.items() if t.kind == "fixed" and t.text in (")", "]", "}"))
     return IndenterSpec(newline, indent, dedent, opens, closes)
-
-
-def _number_nodes(rules: dict[str, Rule]) -> tuple[list[Alts], list[Repeat]]:
-    alts_table: list[Alts] = []
-    repeat_table: list[Repeat] = []
-
-    def visit(alts: Alts) -> None:
-        if alts.uid >= 0:
-            return
-        alts.uid = len(alts_table)
-        alts_table.append(alts)
-        for seq in alts.seqs:
-            for item in seq:
-                if item.kind == GROUP:
-                    visit(item)
-                elif item.kind == REPEAT:
-                    item.uid = len(repeat_table)
-                    repeat_table.append(item)
-                    visit(item.body)
-
-    for rule in rules.values():
-        visit(rule.alts)
-    return alts_table, repeat_table
-
-
-_PATTERN_TRANSFORMER = PrepareLiterals() * TerminalTreeToPattern()
-
-
-class _Builder:
-    """Walks lark's `rule_defs`/`term_defs` trees into the bonsai model, instantiating templates."""
-
-    def __init__(self, lark_grammar: Any, is_ident: Callable[[str], bool]) -> None:
-        self.g = lark_grammar
-        self.is_ident = is_ident
-        self.templates: dict[str, tuple[tuple[str, ...], Tree]] = {}
-        self.rule_trees: dict[str, Tree] = {}
-        self.priorities: dict[str, int] = {}
-        self.rules: dict[str, Rule] = {}
-        self.pending: list[tuple[str, Tree]] = []
-        self.terminals: dict[str, TerminalSpec] = {}
-        self.term_patterns: dict[str, Pattern | None] = {}
-        self.anon_by_key: dict[tuple[str, str], TerminalSpec] = {}
-        self.anon_patterns: list[tuple[TerminalSpec, Pattern]] = []
-
-    def rename_anonymous(self, start: str) -> None:
-        """Give anonymous literal terminals the names lark's compile gives them (e.g. LPAR, __ANON_0).
-
-        Token names in generated trees then equal the token types lark's lexer produces, which an
-        Indenter's paren types and any consumer of the tree rely on.
-        """
-        try:
-            compiled, _rules, _ignore = self.g.compile([start], set())
-        except (LarkError, AssertionError, KeyError):
-            return  # names stay the literal text; generation does not depend on them
-        by_pattern = {}
-        for tdef in compiled:
-            key = (tdef.pattern.type, tdef.pattern.value, tuple(sorted(tdef.pattern.flags)))
-            by_pattern.setdefault(key, str(tdef.name))
-        for spec, pattern in self.anon_patterns:
-            name = by_pattern.get((pattern.type, pattern.value, tuple(sorted(pattern.flags))))
-            if name is not None:
-                spec.name = name
-        renamed: dict[str, TerminalSpec] = {}
-        for spec in self.terminals.values():
-            renamed.setdefault(spec.name, spec)
-        self.terminals = renamed
-
-    def build(
-        self,
-    ) -> tuple[dict[str, Rule], dict[str, TerminalSpec], frozenset[str], frozenset[str], list, list[str]]:
-        """Return (rules, terminals, keywords, case-insensitive keywords, ignore regexes, declared names)."""
-        declared: list[str] = []
-        for name, (tree, prio) in self.g.term_defs:
-            name = str(name)
-            self.priorities[name] = int(prio or 0)
-            if tree is None:
-                declared.append(name)
-                self.term_patterns[name] = None
-            else:
-                self.term_patterns[name] = _PATTERN_TRANSFORMER.transform(nr_deepcopy_tree(tree))
-        for name, params, tree, _opts in self.g.rule_defs:
-            if params:
-                self.templates[str(name)] = (tuple(str(p) for p in params), tree)
-            else:
-                self.rule_trees[str(name)] = tree
-        for name, tree in self.rule_trees.items():
-            self.pending.append((name, tree))
-        while self.pending:
-            name, tree = self.pending.pop()
-            if name not in self.rules:
-                self.rules[name] = Rule(name, Alts((), ()))  # placeholder: breaks recursion
-                self.rules[name] = Rule(name, self._alts(tree))
-        ordered = {n: self.rules[n] for n in self.rule_trees}
-        ordered.update((n, r) for n, r in self.rules.items() if n not in ordered)
-        keywords: set[str] = set()
-        keywords_ci: set[str] = set()
-        for name, pattern in self.term_patterns.items():
-            if isinstance(pattern, PatternStr):
-                (keywords_ci if "i" in pattern.flags else keywords).add(
-                    pattern.value.lower() if "i" in pattern.flags else pattern.value
-                )
-            del name
-        for spec in self.terminals.values():
-            if spec.kind == "fixed":
-                keywords.add(spec.text)
-        for (kind, raw), _spec in self.anon_by_key.items():
-            if kind == "STRING" and raw.endswith("i"):
-                keywords_ci.add(_spec.text.lower())
-        ignore_regexes = []
-        for name in self.g.ignore:
-            pattern = self.term_patterns.get(name)
-            if pattern is not None:
-                ignore_regexes.append(re.compile(pattern.to_regexp()))
-        return ordered, self.terminals, frozenset(keywords), frozenset(keywords_ci), ignore_regexes, declared
-
-    # --- rules -------------------------------------------------------------------------------
-
-    def _alts(self, tree: Tree) -> Alts:
-        assert tree.data == "expansions", tree.data
-        seqs: list[tuple[Any, ...]] = []
-        aliases: list[str | None] = []
-        for child in tree.children:
-            alias = None
-            if child.data == "alias":
-                child, alias_sym = child.children
-                alias = str(alias_sym.name) if hasattr(alias_sym, "name") else None
-            seqs.append(self._seq(child))
-            aliases.append(alias)
-        return Alts(tuple(seqs), tuple(aliases))
-
-    def _seq(self, tree: Tree) -> tuple[Any, ...]:
-        if tree.data != "expansion":
-            return (self._item(tree),)
-        return tuple(self._item(c) for c in tree.children)
-
-    def _item(self, tree: Any) -> Any:
-        data = tree.data
-        if data == "value":
-            return self._value(tree.children[0])
-        if data == "expansions":
-            return self._alts(tree)
-        if data == "maybe":
-            return Repeat(self._as_alts(tree.children[0]), 0, 1)
-        if data == "expr":
-            atom, op, *nums = tree.children
-            body = self._as_alts(atom)
-            if op == "*":
-                return Repeat(body, 0, None)
-            if op == "+":
-                return Repeat(body, 1, None)
-            if op == "?":
-                return Repeat(body, 0, 1)
-            lo = int(nums[0])
-            hi = int(nums[1]) if len(nums) > 1 else lo
-            if hi < lo:
-                raise GrammarError(f"bad repetition range {lo}..{hi}")
-            return Repeat(body, lo, hi)
-        if data in ("literal", "range", "template_usage"):
-            return self._value(tree)
-        raise GrammarError(f"unsupported grammar construct {data!r}")
-
-    def _as_alts(self, tree: Any) -> Alts:
-        item = self._item(tree)
-        if isinstance(item, Alts):
-            return item
-        return Alts(((item,),), (None,))
-
-    def _value(self, v: Any) -> Any:
-        if isinstance(v, NonTerminal):
-            name = str(v.name)
-            if name in self.templates:
-                raise GrammarError(f"template {name} used without arguments")
-            if name not in self.rules:
-                self.pending.append((name, self._rule_tree(name)))
-            return Ref(name)
-        if isinstance(v, LarkTerminal):
-            return Term(self._named_terminal(str(v.name)))
-        if isinstance(v, Tree):
-            if v.data == "literal":
-                return Term(self._anon_terminal(v.children[0]))
-            if v.data == "range":
-                a, b = v.children
-                pattern = PrepareLiterals().range(a, b).children[0]
-                return Term(self._anon_pattern(("RANGE", f"{a}..{b}"), pattern))
-            if v.data == "template_usage":
-                return Ref(self._instantiate(v))
-            return self._item(v)
-        raise GrammarError(f"unsupported grammar value {v!r}")
-
-    def _rule_tree(self, name: str) -> Tree:
-        tree = self.rule_trees.get(name)
-        if tree is None:
-            raise GrammarError(f"rule {name!r} used but not defined")
-        return tree
-
-    def _instantiate(self, usage: Tree) -> str:
-        sym, *args = usage.children
-        params, body = self.templates[str(sym.name)]
-        if len(params) != len(args):
-            raise GrammarError(f"wrong number of template arguments for {sym.name}")
-        name = f"{str(sym.name)}{{{','.join(_arg_text(a) for a in args)}}}"
-        if name not in self.rules:
-            mapping = dict(zip(params, args, strict=True))
-            self.pending.append((name, _substitute(body, mapping)))
-        return name
-
-    # --- terminals ---------------------------------------------------------------------------
-
-    def _named_terminal(self, name: str) -> TerminalSpec:
-        spec = self.terminals.get(name)
-        if spec is not None:
-            return spec
-        if name not in self.term_patterns:
-            raise GrammarError(f"terminal {name!r} used but not defined")
-        pattern = self.term_patterns[name]
-        if pattern is None:
-            spec = TerminalSpec(name, "declared", "(?!)")
-        elif isinstance(pattern, PatternStr):
-            spec = TerminalSpec(name, "fixed", pattern.to_regexp(), pattern.value)
-        else:
-            kind = "ident" if self.is_ident(name) else "regex"
-            spec = TerminalSpec(name, kind, pattern.to_regexp())
-        spec.priority = self.priorities.get(name, 0)
-        self.terminals[name] = spec
-        return spec
-
-    def _anon_terminal(self, token: Token) -> TerminalSpec:
-        return self._anon_pattern((token.type, token.value), _literal_to_pattern(token))
-
-    def _anon_pattern(self, key: tuple[str, str], pattern: Pattern) -> TerminalSpec:
-        spec = self.anon_by_key.get(key)
-        if spec is None:
-            name = str(key[1])
-            if isinstance(pattern, PatternStr):
-                spec = TerminalSpec(name, "fixed", pattern.to_regexp(), pattern.value)
-            else:
-                spec = TerminalSpec(name, "regex", pattern.to_regexp())
-            self.anon_by_key[key] = spec
-            self.anon_patterns.append((spec, pattern))
-            self.terminals.setdefault(name, spec)
-        return spec
-
-
-def _arg_text(arg: Any) -> str:
-    if isinstance(arg, Tree):
-        return "".join(_arg_text(c) for c in arg.children) if arg.data == "value" else str(arg)
-    return getattr(arg, "name", None) or str(arg)
-
-
-def _substitute(tree: Any, mapping: dict[str, Any]) -> Any:
-    """Copy `tree` with template parameters (value(NonTerminal(param))) replaced by their arguments."""
-    if not isinstance(tree, Tree):
-        return tree
-    if tree.data == "value" and len(tree.children) == 1:
-        only = tree.children[0]
-        if isinstance(only, NonTerminal) and only.name in mapping:
-            return mapping[only.name]
-    return Tree(tree.data, [_substitute(c, mapping) for c in tree.children])
-
-
-def iter_items(alts: Alts) -> Iterator[Any]:
-    """Every item directly inside `alts` (one level: groups and repeats are yielded, not entered)."""
-    for seq in alts.seqs:
-        yield from seq

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bonsai.cli import main, split_inputs
+from bonsai.cli import main
 from bonsai.grammar import load_grammar
+from bonsai.sample_command import split_inputs
 
 GRAMMARS = Path(__file__).resolve().parents[2] / "grammars"
 

@@ -7,8 +7,9 @@ import pytest
 from lark import Lark
 
 from bonsai.bounds import Bounds
+from bonsai.ebnf import REPEAT
 from bonsai.generator import BoundedGenerator
-from bonsai.grammar import REPEAT, GrammarLoadError, default_is_ident, load_grammar
+from bonsai.grammar import GrammarLoadError, default_is_ident, load_grammar
 
 GRAMMARS = Path(__file__).resolve().parents[2] / "grammars"
 

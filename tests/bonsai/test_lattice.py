@@ -8,7 +8,8 @@ from bonsai.bounds import Bounds
 from bonsai.cli import main
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import GrammarLoadError, load_grammar
-from bonsai.lattice import function_target, lattice, run_lattice
+from bonsai.lattice import lattice, run_lattice
+from bonsai.target import function_target
 from mu2py.feedback.coverage import corpus_coverage
 
 

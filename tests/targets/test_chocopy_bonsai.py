@@ -8,10 +8,11 @@ import pytest
 
 import grammars
 from bonsai.bounds import Bounds
-from bonsai.cli import main, split_inputs
+from bonsai.cli import main
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import load_grammar
-from bonsai.lattice import function_target
+from bonsai.sample_command import split_inputs
+from bonsai.target import function_target
 from mu2py.engine.copies import build_copies, compile_module
 from targets.chocopy.driver import ChocoPySyntaxError, typecheck
 from targets.chocopy.parser import get_lark, parse

@@ -1,6 +1,6 @@
 """Coverage collection: locations slipcover de-instruments on its own are still counted, once."""
 
-from bonsai.lattice import function_target
+from bonsai.target import function_target
 from mu2py.engine.runs import run
 from mu2py.feedback.coverage import CoverageMap, corpus_coverage
 

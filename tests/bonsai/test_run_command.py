@@ -1,5 +1,5 @@
 """`bonsai run` as a user meets it: plain functions and --targets, the current directory, coverage warnings,
-failures and exit 3, cheap resumes, one-line errors; `bonsai sample --out` batches written atomically."""
+failures and exit 3, cheap resumes, one-line errors."""
 
 import json
 import os
@@ -9,13 +9,16 @@ from pathlib import Path
 
 import pytest
 
-import bonsai.cli as cli
 import bonsai.lattice as lattice_module
+import bonsai.node
+import bonsai.runner
 import mu2py.fuzz.fuzzer
 from bonsai.bounds import Bounds
-from bonsai.cli import EXIT_FAILURES, EXIT_INTERRUPTED, main, split_inputs
+from bonsai.cli import main
+from bonsai.cli_args import EXIT_FAILURES, EXIT_INTERRUPTED
 from bonsai.grammar import load_grammar
-from bonsai.lattice import invisible_code_warning, run_lattice
+from bonsai.lattice import run_lattice
+from bonsai.target import invisible_code_warning
 from mu2py.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,7 +167,8 @@ def test_resume_reads_done_markers_and_loads_no_target(tmp_path, monkeypatch):
 
     with monkeypatch.context() as patch:
         patch.setattr(lattice_module, "function_target", forbidden)
-        patch.setattr(lattice_module._Runner, "run", forbidden)
+        patch.setattr(bonsai.node, "function_target", forbidden)
+        patch.setattr(bonsai.runner.NodeRunner, "run", forbidden)
         patch.setattr(mu2py.fuzz.fuzzer, "Fuzzer", forbidden)
         lines: list[str] = []
         again = run_lattice(JSON, spec, Bounds(1, 1, 2), trials=3, seed=4, out=out, workers=2, progress=lines.append)
@@ -207,35 +211,6 @@ def test_run_help_documents_exit_codes_and_plain_functions(capsys):
     assert info.value.code == 0
     assert "--targets MOD[,MOD...]" in out and "3 the target raised on some inputs" in out
     assert "A plain function" in out and "examples:" in out
-
-
-def test_sample_out_writes_batches_whole_and_leaves_no_half_file(tmp_path, monkeypatch, capsys):
-    syncs = []
-    monkeypatch.setattr(cli, "BATCH", 2)
-    monkeypatch.setattr(cli.os, "sync", lambda: syncs.append(1))
-    args = ["sample", JSON, "--bounds", "2,2,2", "--count", "5", "--seed", "9"]
-    assert main([*args, "--out", str(tmp_path / "all")]) == 0
-    printed = capsys.readouterr().out.split()
-    assert len(syncs) == 3  # batches of 2, 2 and 1: one flush each, not one per file
-    assert main(args) == 0
-    expected = split_inputs(capsys.readouterr().out)
-    files = sorted((tmp_path / "all").iterdir())
-    assert printed == [str(f) for f in files] and [f.read_text() for f in files] == expected
-    # interrupted while renaming the second batch: what has a final name is whole, no temporary file stays
-    real_replace = os.replace
-    calls = []
-
-    def replace(src, dst):
-        calls.append(dst)
-        if len(calls) == 4:
-            raise KeyboardInterrupt
-        real_replace(src, dst)
-
-    monkeypatch.setattr(cli.os, "replace", replace)
-    assert main([*args, "--out", str(tmp_path / "cut")]) == EXIT_INTERRUPTED
-    cut = sorted((tmp_path / "cut").iterdir())
-    assert [f.name for f in cut] == [f.name for f in files[:3]]
-    assert [f.read_text() for f in cut] == expected[:3]
 
 
 class _InProcessExecutor:

@@ -1,0 +1,68 @@
+"""Where a generation's nodes run: on a Dask cluster, on a process pool, or in this process."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from bonsai.node import NodeResult, NodeStats, node_dir, run_node, write_done
+from mu2py.store.atomic import write_atomic
+
+__all__ = ["NodeRunner", "remote_node"]
+
+
+def remote_node(job: tuple[Any, ...]) -> tuple[NodeStats, list[tuple[int, ...]], dict[str, bytes]]:
+    """Run a node on a cluster worker: its files go to a scratch folder there; its results and its
+    failure files (name -> bytes) come back as data."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="bonsai-node-") as scratch:
+        stats, corpus = run_node(*job[:7], Path(scratch), *job[8:])
+        failures = node_dir(Path(scratch), job[2]) / "failures"
+        files = {f.name: f.read_bytes() for f in sorted(failures.iterdir())} if failures.is_dir() else {}
+        return stats, corpus, files
+
+
+def _indexed_node(item: tuple[int, tuple[Any, ...]]) -> tuple[int, NodeResult]:
+    """`run_node` on a pool worker, tagged with the job's index (results come back in completion order)."""
+    k, job = item
+    return k, run_node(*job)
+
+
+class NodeRunner:
+    """Runs one generation's unfinished nodes: on a Dask cluster, on a process pool (made once, on first
+    need, and kept for every later generation), or here."""
+
+    def __init__(self, workers: int, cluster: Any) -> None:
+        self.workers = workers
+        self.cluster = cluster
+        self.pool: Any = None
+
+    def run(self, jobs: list[tuple[Any, ...]]) -> Iterator[tuple[int, NodeResult]]:
+        """(job index, result) of each job, as each finishes: progress is reported node by node."""
+        if self.cluster is not None:
+            for k, (stats, corpus, files) in self.cluster.map_unordered(remote_node, jobs):
+                out = jobs[k][7]
+                # the client keeps the resumable record and the failing inputs, as a local node would have
+                for name, data in files.items():
+                    write_atomic(node_dir(out, stats.node) / "failures" / name, data)
+                write_done(out, stats, corpus)
+                yield k, (stats, corpus)
+        elif self.workers > 1 and len(jobs) > 1:
+            if self.pool is None:
+                import multiprocess
+
+                # one pool for the whole lattice: a spawned worker imports the toolkit and the target once
+                self.pool = multiprocess.get_context("spawn").Pool(self.workers)
+            yield from self.pool.imap_unordered(_indexed_node, list(enumerate(jobs)))
+        else:
+            for k, job in enumerate(jobs):
+                yield k, run_node(*job)
+
+    def close(self) -> None:
+        """Stop the pool, if one was made."""
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool.join()
+            self.pool = None
