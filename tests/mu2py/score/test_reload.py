@@ -248,7 +248,7 @@ def test_any_sequence_of_reloads_then_restores_leaves_the_modules_untouched(pkg,
 
 
 def test_restore_puts_back_a_class_own_entry_not_what_getattr_resolves(pkg):
-    from mu2py.score.reload import Reload
+    from mu2py.score.merge import Reload
 
     child = pkg.base.Child
     make = vars(child)["make"]  # a staticmethod object; getattr(child, "make") is the bare function
