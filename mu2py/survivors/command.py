@@ -42,7 +42,8 @@ DETECTED = ("killed", "timeout")
 
 
 def _score_report(spec: Any, workers: int, cache: Path | None) -> dict[str, Any]:
-    from mu2py.score.scoring import ScoreConfig, report, score
+    from mu2py.score.reports import report
+    from mu2py.score.scoring import ScoreConfig, score
 
     return report(score(spec, ScoreConfig(workers=workers, cache=cache)))
 
@@ -175,7 +176,7 @@ def _kill(args: argparse.Namespace, console: Console) -> int:
     from mu2py.commands import parse_duration
     from mu2py.regression import split_budget
     from mu2py.score.command import load_config, modules_to_mutate
-    from mu2py.score.suite import SuiteSpec
+    from mu2py.score.spec import SuiteSpec
     from mu2py.signatures import infer_named
     from mu2py.storage import DirectoryLock, write_json
     from mu2py.survivors.aim import aim

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import reload_in_place
-from mu2py.score.suite import SuiteSpec, build_program
+from mu2py.score.spec import SuiteSpec, build_program
 
 BASE = '''
 import functools
