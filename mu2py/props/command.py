@@ -19,7 +19,7 @@ from mu2py.score.command import load_config, modules_to_mutate
 
 def spec_for(root: Path, package: str | None, paths: list[str] | None, tests: list[str]) -> Any:
     """The SuiteSpec of a project: what to mutate from the options or `[tool.mu2py]`, pytest run at `root`."""
-    from mu2py.score.suite import SuiteSpec
+    from mu2py.score.spec import SuiteSpec
 
     config = load_config(root)
     modules, files, sys_path = modules_to_mutate(root, config, package, paths, list(config.get("skip", [])))

@@ -6,7 +6,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from mu2py.score.html import _STYLE, _file_page, _page_name
+from mu2py.score.html import STYLE, file_page, page_name
 from mu2py.store.atomic import write_atomic
 
 
@@ -26,12 +26,12 @@ def write_html(report: dict[str, Any], directory: Path) -> Path:
     for mid, m in mutants.items():
         by_file.setdefault(m["file"], []).append(dict(m, id=mid, status="survived"))
     for file, survivors in by_file.items():
-        write_atomic(directory / _page_name(file), _file_page(file, survivors, _shown(file)))
+        write_atomic(directory / page_name(file), file_page(file, survivors, _shown(file)))
     rows, details = [], []
     for e in report["properties"]:
         rows.append(f"<tr><td>{escape(e['test'])}</td><td>{e['reached']}</td><td>{e['killed_default']}</td>"
                     f"<td>{e['killed']}</td><td>{len(e['survivors'])}</td></tr>")
-        items = [f"<li><a href='{_page_name(mutants[mid]['file'])}'>{escape(Path(mutants[mid]['file']).name)}:"
+        items = [f"<li><a href='{page_name(mutants[mid]['file'])}'>{escape(Path(mutants[mid]['file']).name)}:"
                  f"{mutants[mid]['line']}</a> {escape(mutants[mid]['original'])} → {escape(mutants[mid]['mutated'])}"
                  "</li>" for mid in e["survivors"]]
         examples = "".join(f"<li><code>{escape(line)}</code></li>" for line in e.get("examples", ()))
@@ -43,7 +43,7 @@ def write_html(report: dict[str, Any], directory: Path) -> Path:
     bugs = "".join(f"<li>{escape(b['test'])}: {escape(str(b.get('error') or b.get('exception')))} "
                    f"<pre>{escape(str(b.get('example')))}</pre></li>" for b in report["bugs"])
     s = report["summary"]
-    index = (f"<html><head><meta charset='utf-8'><title>properties under mutation</title><style>{_STYLE}</style>"
+    index = (f"<html><head><meta charset='utf-8'><title>properties under mutation</title><style>{STYLE}</style>"
              f"</head><body><h1>Properties under mutation</h1><p>{s['killed']} of {s['reached']} reached mutants "
              f"killed after fuzzing, {s['killed_default']} by the default runs; {s['seconds']} s.</p>"
              "<table><tr><th>test</th><th>reached</th><th>killed (default)</th><th>killed (fuzzed)</th>"

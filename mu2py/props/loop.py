@@ -28,7 +28,7 @@ from mu2py.engine.swap import SwapError
 from mu2py.feedback.coverage import CoverageMap
 from mu2py.props.feedback import LabelFeedback
 from mu2py.props.handle import Input, PropertyHandle
-from mu2py.score import suite
+from mu2py.score import hosted
 
 SEEDS = 8  # the first trials run fresh inputs: the corpus needs a few valid ones to mutate
 MIN_TIMEOUT = 0.5
@@ -68,7 +68,7 @@ _PLANS = Plans()
 def mutant_plan(index: int) -> list[Any] | None:
     """The swap plan of function-level mutant `index` (None: it cannot be swapped in)."""
     if index not in _PLANS.mutants:
-        state = suite._state()
+        state = hosted.state()
         program = state.program
         assert program is not None
         payload = program.payload(index)
@@ -90,7 +90,7 @@ def _probed(fresh: bool = False) -> tuple[dict[str, list[Any]], Any, CoverageMap
     test's campaign must see its own new lines.
     """
     if _PLANS.probed is None or fresh:
-        state = suite._state()
+        state = hosted.state()
         program = state.program
         assert program is not None
         recorder = program.probe_recorder()
@@ -109,9 +109,9 @@ def _probed(fresh: bool = False) -> tuple[dict[str, list[Any]], Any, CoverageMap
 
 
 def _with_plan(plan: list[Any], module: str, fn: Any) -> Any:
-    state = suite._state()
+    state = hosted.state()
     swap = state.swaps[module]
-    suite._fresh_start(state)
+    hosted.fresh_start(state)
     swap.apply_plan(plan)
     try:
         return fn()
@@ -124,7 +124,7 @@ def run_mutant(handle: PropertyHandle, index: int, buffer: Input, timeout: float
     plan = mutant_plan(index)
     if plan is None:
         return None
-    program = suite._state().program
+    program = hosted.state().program
     assert program is not None
     return _with_plan(plan, program.mutants[index].module, lambda: handle.run(buffer, timeout))
 
@@ -166,7 +166,7 @@ class PropertyFuzzer:
         self.trial = 0
         self.valid = 0
         self.mutant_runs = 0
-        program = suite._state().program
+        program = hosted.state().program
         assert program is not None
         self.program = program
         _probed(fresh=True)
@@ -190,8 +190,8 @@ class PropertyFuzzer:
 
     def _run_original(self, buffer: Input, seed: int) -> tuple[RunResult, set[int], set[int], int]:
         plans, recorder, coverage = _probed()
-        state = suite._state()
-        suite._fresh_start(state)
+        state = hosted.state()
+        hosted.fresh_start(state)
         recorder.reset()
         for module, plan in plans.items():
             # the probes call these by name (score's baseline removes them from the modules after its run)

@@ -23,8 +23,8 @@ from typing import Any
 from mu2py.engine.workers import Lost, Processes, WorkerError
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
-from mu2py.score.scoring import _host_entry
-from mu2py.score.suite import SuiteSpec, build_program
+from mu2py.score.pools import host_entry
+from mu2py.score.spec import SuiteSpec, build_program
 
 FUZZ_LEAST_SHARE = 0.25  # under --time, fuzzing gets at least this share of a test's budget
 DEFAULT_SLICE = 4  # the fewest mutants of one test's default runs sent to a worker at once
@@ -85,7 +85,7 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
 
     program = build_program(seeded)
     swappable = {i for i in range(len(program.mutants)) if i not in program.static}
-    pool = Processes(max(1, config.workers), initializer=_host_entry, initargs=(seeded,), hosting=True, retries=0)
+    pool = Processes(max(1, config.workers), initializer=host_entry, initargs=(seeded,), hosting=True, retries=0)
     try:
         say("baseline")
         try:

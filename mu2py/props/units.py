@@ -16,7 +16,8 @@ from hypothesis.database import choices_to_bytes
 
 from mu2py.props.handle import Input, PropertyHandle, direct_params, why_not_fuzzable
 from mu2py.props.loop import PropertyFuzzer, mutant_plan
-from mu2py.score import given, suite
+from mu2py.score import given, hosted, runner
+from mu2py.score.units import run_unit as score_unit
 
 SHRINK_SECONDS = 10.0  # at most this long shrinking one killing input (else it is kept as found)
 SHRINK_SHARE = 0.25  # all shrinking of one test's kills and bugs: at most this share of its fuzzing budget...
@@ -32,7 +33,7 @@ def shrink_budget(unit: dict[str, Any], seconds: float) -> float:
 
 def props_list(unit: dict[str, Any]) -> dict[str, Any]:
     """Per collected test (collection order): its node id, and None or why it cannot be fuzzed."""
-    state = suite._state()
+    state = hosted.state()
     if state.error:
         return {"error": state.error}
     return {"tests": [(item.nodeid, why_not_fuzzable(item)) for item in state.order]}
@@ -46,8 +47,8 @@ def props_default(unit: dict[str, Any]) -> dict[str, Any]:
     sound; after one elsewhere it is replaced (the alarm may have hit pytest's own bookkeeping)
     and the mutants not yet run come back under `rest`, for a fresh worker.
     """
-    state = suite._state()
-    item = suite._item(state, unit["nodeid"], unit["position"])
+    state = hosted.state()
+    item = hosted.item(state, unit["nodeid"], unit["position"])
     killed, unswappable = {}, []
     start = time.perf_counter()
     program = state.program
@@ -60,7 +61,7 @@ def props_default(unit: dict[str, Any]) -> dict[str, Any]:
         swap = state.swaps[program.mutants[index].module]
         swap.apply_plan(plan)
         try:
-            outcome = suite.run_test(item, unit["timeout"])
+            outcome = runner.run_test(item, unit["timeout"])
         finally:
             swap.restore()
         if outcome != "passed":
@@ -76,9 +77,9 @@ def props_bug(unit: dict[str, Any]) -> dict[str, Any]:
 
     Hypothesis shrinks the failure and attaches the falsifying example to the exception as a note.
     """
-    state = suite._state()
-    item = suite._item(state, unit["nodeid"], unit["position"])
-    suite._fresh_start(state)
+    state = hosted.state()
+    item = hosted.item(state, unit["nodeid"], unit["position"])
+    hosted.fresh_start(state)
     fn = given.function_of(item)
     judging = fn._hypothesis_internal_use_settings
     fn._hypothesis_internal_use_settings = state.shrinking.get(fn, judging)  # shrinking on: the minimal example
@@ -97,8 +98,8 @@ def props_bug(unit: dict[str, Any]) -> dict[str, Any]:
 
 def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
     """One test's campaign; returns its kills (with `@example` lines and whether each was saved), reach, bugs."""
-    state = suite._state()
-    item = suite._item(state, unit["nodeid"], unit["position"])
+    state = hosted.state()
+    item = hosted.item(state, unit["nodeid"], unit["position"])
     handle = PropertyHandle(item)
     fuzzer = PropertyFuzzer(handle, unit)
     start = time.perf_counter()
@@ -121,7 +122,7 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
         swap = state.swaps[program.mutants[index].module]
         plan = mutant_plan(index)
         assert plan is not None
-        suite._fresh_start(state)
+        hosted.fresh_start(state)
         swap.apply_plan(plan)
         try:
             found = handle.failing_choices(kill.buffer, timeout)
@@ -142,7 +143,7 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
     bugs = []
     for key, bug in fuzzer.bugs.items():
         # on the original code: Hypothesis's minimal form of the input that fails the property
-        suite._fresh_start(state)
+        hosted.fresh_start(state)
         found = handle.failing_choices(fuzzer.bug_inputs[key], timeout)
         left = max(1.0, shrink_time())  # a bug's minimal example is worth a second past the budget
         shrunk = handle.shrink(*found, settings, left) if found is not None else None
@@ -167,4 +168,4 @@ UNITS = {"props_list": props_list, "props_default": props_default, "props_bug": 
 def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
     """Dispatch a unit by its `kind`: the props units here, score's own (`baseline`) there."""
     fn = UNITS.get(unit["kind"])
-    return fn(unit) if fn is not None else suite.run_unit(unit)
+    return fn(unit) if fn is not None else score_unit(unit)

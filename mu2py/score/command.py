@@ -122,10 +122,11 @@ def modules_to_mutate(root: Path, config: dict[str, Any], package: str | None, p
 def _score(args: argparse.Namespace, console: Console) -> int:
     from rich.live import Live
 
+    from mu2py.score.reports import report
     from mu2py.score.scope import Scope
-    from mu2py.score.scoring import ScoreConfig, report, score
+    from mu2py.score.scoring import ScoreConfig, score
     from mu2py.score.since import changed_lines
-    from mu2py.score.suite import SuiteSpec
+    from mu2py.score.spec import SuiteSpec
 
     _check_ci_arguments(args)
     root = Path(args.root).resolve()

@@ -9,7 +9,8 @@ from typing import Any
 
 from mu2py.store.atomic import write_atomic
 
-_STYLE = """
+# the stylesheet of every page (the props report's pages share it)
+STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; }
 table { border-collapse: collapse; } td, th { padding: 2px 10px; text-align: right; }
 td:first-child, th:first-child { text-align: left; }
@@ -19,7 +20,8 @@ pre { font-size: 13px; line-height: 1.35; }
 """
 
 
-def _page_name(file: str) -> str:
+def page_name(file: str) -> str:
+    """The page of a source file: its name and a hash of its path (two files may share a name)."""
     stem = Path(file).name.replace(".py", "")
     return f"{stem}-{hashlib.sha256(file.encode()).hexdigest()[:8]}.html"
 
@@ -29,7 +31,8 @@ def _rel(file: str, root: Path | None) -> str:
     return str(path.relative_to(root)) if root is not None and path.is_relative_to(root) else file
 
 
-def _file_page(file: str, mutants: list[dict[str, Any]], shown: str) -> str:
+def file_page(file: str, mutants: list[dict[str, Any]], shown: str) -> str:
+    """One source file's page: every line, the survivors and uncovered mutants noted under theirs."""
     try:
         lines = Path(file).read_text(encoding="utf-8").splitlines()
     except OSError:
@@ -38,7 +41,7 @@ def _file_page(file: str, mutants: list[dict[str, Any]], shown: str) -> str:
     for m in mutants:
         if m["status"] in ("survived", "no_coverage"):
             by_line.setdefault(m["line"], []).append(m)
-    out = [f"<html><head><meta charset='utf-8'><title>{escape(shown)}</title><style>{_STYLE}</style></head><body>",
+    out = [f"<html><head><meta charset='utf-8'><title>{escape(shown)}</title><style>{STYLE}</style></head><body>",
            f"<h1>{escape(shown)}</h1><p><a href='index.html'>all files</a></p><pre>"]
     for number, text in enumerate(lines, start=1):
         found = by_line.get(number, [])
@@ -81,17 +84,17 @@ def write_html(report: dict[str, Any], directory: Path, root: Path | None = None
         files.setdefault(m["file"], []).append(m)
     s = report["summary"]
     rows = []
-    pages = {file: _page_name(file) for file in files}
+    pages = {file: page_name(file) for file in files}
     for file, mutants in sorted(files.items()):
         counts = {k: sum(1 for m in mutants if m["status"] == k)
                   for k in ("killed", "timeout", "survived", "no_coverage")}
         detected = counts["killed"] + counts["timeout"]
         page = pages[file]
-        write_atomic(directory / page, _file_page(file, mutants, _rel(file, root)))
+        write_atomic(directory / page, file_page(file, mutants, _rel(file, root)))
         rows.append(f"<tr><td><a href='{page}'>{escape(_rel(file, root))}</a></td><td>{len(mutants)}</td>"
                     + "".join(f"<td>{counts[k]}</td>" for k in counts)
                     + f"<td>{100 * detected / len(mutants):.1f}%</td></tr>")
-    index = (f"<html><head><meta charset='utf-8'><title>mutation score</title><style>{_STYLE}</style></head><body>"
+    index = (f"<html><head><meta charset='utf-8'><title>mutation score</title><style>{STYLE}</style></head><body>"
              f"<h1>Mutation score: {100 * (s['score'] or 0):.1f}%</h1>"
              f"<p>{s['total']} mutants, {s['tests']} tests, {s['seconds']} s; "
              f"{s['pruned_infection']} survivors proved by infection analysis without running.</p>"

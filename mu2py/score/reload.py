@@ -18,291 +18,30 @@ it cannot patch, a class it cannot merge.  A mutant with doubts that survives mu
 confirmed in a fresh interpreter; one without doubts behaves as if the mutated module had
 been imported from the start.
 
-Invariant: `restore()` returns every object touched (functions, classes, cells, other
-modules' bindings) and the module namespace to exactly their original state.
+Invariant: if the body raises or the carrying over fails, everything is restored before the
+exception propagates; otherwise `restore()` of the returned `Reload` (see `merge`) returns every
+object touched (functions, classes, cells, other modules' bindings) and the module namespace to
+exactly their original state.
 """
 
 from __future__ import annotations
 
-import abc
 import gc
 import re
 import sys
 import types
-from dataclasses import dataclass, field
 from typing import Any
 
 from mu2py.score.imports import ImportGraph
+from mu2py.score.merge import MISSING, Reload, is_atom
 
-_MISSING = object()
-_ATOMS = (str, bytes, int, float, complex, bool, type(None), range, type(Ellipsis))
-# class attributes that belong to one class object and must never be copied onto another
-_CLASS_OWN = frozenset({"__dict__", "__weakref__", "_abc_impl", "__slots__"})
-_PLAIN_METACLASSES = (type, abc.ABCMeta)
 # what the import system puts in a module's namespace before running its body
 _MODULE_ATTRIBUTES = frozenset({"__name__", "__doc__", "__package__", "__loader__", "__spec__", "__file__",
                                 "__cached__", "__builtins__", "__path__"})
 
 
-# module-level names in dunder form that hold plain data: nothing calls them implicitly, code reads them by
-# name (`from m import *` reads `__all__` while importing, which the import graph sees)
-_DATA_DUNDERS = frozenset({"__all__", "__version__", "__author__", "__license__", "__copyright__", "__email__",
-                           "__status__", "__credits__", "__maintainer__", "__lazy_modules__"})
-
-
 class ReloadError(Exception):
     """The mutated body ran, but its changes could not be carried over (everything is restored)."""
-
-
-def is_atom(value: Any) -> bool:
-    """Immutable values whose identity means nothing (equal ones are interchangeable)."""
-    return isinstance(value, _ATOMS) or (
-        isinstance(value, (tuple, frozenset)) and all(is_atom(v) for v in value))
-
-
-@dataclass
-class Reload:
-    """A module whose body was re-run from mutated code; `restore()` undoes everything."""
-
-    module: types.ModuleType
-    saved: dict[str, Any]
-    doubts: list[str] = field(default_factory=list)
-    undo: list[tuple[Any, ...]] = field(default_factory=list)
-    mapping: dict[int, Any] = field(default_factory=dict)  # id(re-created object) -> original kept in its place
-    keep: list[Any] = field(default_factory=list)  # re-created objects mapped above, alive so their ids stay unique
-    caches: list[Any] = field(default_factory=list)  # merged memoizing wrappers: their answers belong to one version
-    bookkeeping: list[Any] = field(default_factory=list)  # the caller's holders of originals that do not count
-    ran_at_import: set[types.CodeType] | None = None  # code that ran while importers were imported (None: unknown)
-    data_changed: set[int] = field(default_factory=set)  # ids of merged classes whose data attributes changed
-    changed_codes: set[types.CodeType] = field(default_factory=set)  # original code of functions that changed
-    changed_names: set[str] = field(default_factory=set)  # names and attribute names bound to something new
-    project: frozenset[str] = frozenset()  # the modules whose code `observed_by` is asked about (see below)
-    read_elsewhere: set[str] = field(default_factory=set)  # changed attributes code outside `project` may read
-
-    def observed_by(self, code: types.CodeType) -> bool:
-        """Whether running `code` can see this reload's changes: it is a changed function's code, or reads by
-        name (a global or an attribute) something that was rebound.  Reads through `getattr(obj, variable)`
-        or `vars(module)[...]` are not seen; everything else reaches a changed object through a name."""
-        return code in self.changed_codes or not self.changed_names.isdisjoint(code.co_names)
-
-    @property
-    def observable_by_name(self) -> bool:
-        """False when some code that no name in the project's code reveals may read a change, so that every
-        test may observe it: a special method or module hook (`__eq__ = None`, `__getattr__`), or an attribute
-        of a class whose base class is not the project's (`allow_reuse_address` of a `TCPServer` subclass is
-        read by socketserver's code, a csv dialect's `delimiter` by C code)."""
-        return not self.read_elsewhere and not any(
-            n.startswith("__") and n.endswith("__") and n not in _DATA_DUNDERS for n in self.changed_names)
-
-    def restore(self) -> None:
-        """Undo every merge and rebinding (in reverse), then put the module namespace back."""
-        while self.undo:
-            kind, target, key, previous = self.undo.pop()
-            if kind == "attr":
-                if previous is _MISSING:
-                    delattr(target, key)
-                else:
-                    setattr(target, key, previous)
-            elif kind == "item":
-                if previous is _MISSING:
-                    target.pop(key, None)
-                else:
-                    target[key] = previous
-            else:  # a closure cell
-                if previous is _MISSING:
-                    del target.cell_contents
-                else:
-                    target.cell_contents = previous
-        for cached in self.caches:
-            cached.cache_clear()
-        namespace = vars(self.module)
-        namespace.clear()
-        namespace.update(self.saved)
-        # the originals must not stay referenced from here: a later reload would count this as a holder
-        self.saved.clear()
-        self.mapping.clear()
-        self.keep.clear()
-        self.caches.clear()
-
-    # -- recording changes ------------------------------------------------------------
-
-    def _set_attr(self, target: Any, key: str, value: Any) -> None:
-        self.undo.append(("attr", target, key, _own(target, key)))
-        setattr(target, key, value)
-
-    def _del_attr(self, target: Any, key: str) -> None:
-        self.undo.append(("attr", target, key, _own(target, key)))
-        delattr(target, key)
-
-    def _set_item(self, target: dict[str, Any], key: str, value: Any) -> None:
-        self.undo.append(("item", target, key, target.get(key, _MISSING)))
-        target[key] = value
-
-    def _set_cell(self, cell: Any, value: Any) -> None:
-        try:
-            previous = cell.cell_contents
-        except ValueError:
-            previous = _MISSING
-        self.undo.append(("cell", cell, None, previous))
-        cell.cell_contents = value
-
-    def _same(self, old: Any, new: Any) -> bool:
-        return new is old or self.mapping.get(id(new)) is old or (
-            is_atom(old) and type(old) is type(new) and old == new)
-
-    def equivalent(self, old: Any, new: Any, depth: int = 4) -> bool:
-        """Whether the re-created `new` is interchangeable with `old` (equal state, same or merged class)."""
-        if self._same(old, new):
-            return True
-        if depth <= 0 or self.mapping.get(id(type(new)), type(new)) is not type(old):
-            return False
-        if isinstance(old, dict):
-            return old.keys() == new.keys() and all(self.equivalent(old[k], new[k], depth - 1) for k in old)
-        if isinstance(old, (list, tuple)):
-            return len(old) == len(new) and all(self.equivalent(a, b, depth - 1) for a, b in zip(old, new, strict=True))
-        if isinstance(old, (types.FunctionType, types.ModuleType, type)):
-            return False
-        state = getattr(old, "__dict__", None)
-        if isinstance(state, dict) and not hasattr(type(old), "__slots__"):
-            return self.equivalent(state, vars(new), depth - 1)
-        slots = [n for klass in type(old).__mro__ for n in _slot_names(klass)]
-        if slots and not isinstance(state, dict):  # e.g. dataclasses.Field
-            return all(self.equivalent(getattr(old, n, _MISSING), getattr(new, n, _MISSING), depth - 1) for n in slots)
-        if type(old).__eq__ is object.__eq__:
-            return False
-        try:
-            return bool(old == new)
-        except Exception:  # noqa: BLE001 - an __eq__ that fails says nothing
-            return False
-
-    # -- merging re-created objects into the originals --------------------------------
-
-    def merge(self, old: Any, new: Any) -> bool:
-        """Make `old` behave as `new` in place; False (nothing changed) when that is not possible."""
-        if self._same(old, new):
-            return True
-        if type(old) is not type(new):
-            return False
-        if isinstance(old, types.FunctionType):
-            return self._merge_function(old, new)
-        if isinstance(old, type):
-            return self._merge_class(old, new)
-        if isinstance(old, (staticmethod, classmethod)):
-            return self.merge(old.__func__, new.__func__)
-        if isinstance(old, property):
-            parts = [(getattr(old, p), getattr(new, p)) for p in ("fget", "fset", "fdel")]
-            if any((o is None) != (n is None) for o, n in parts):
-                return False
-            return all(o is None or self.merge(o, n) for o, n in parts)
-        wrapped_old, wrapped_new = getattr(old, "__wrapped__", None), getattr(new, "__wrapped__", None)
-        if isinstance(wrapped_old, types.FunctionType) and isinstance(wrapped_new, types.FunctionType):
-            # functools.lru_cache and the like: the wrapper calls the function it wraps
-            parameters = getattr(old, "cache_parameters", None)
-            if parameters is not None and parameters() != new.cache_parameters():
-                return False
-            if callable(getattr(old, "cache_clear", None)):
-                old.cache_clear()
-                self.caches.append(old)
-            return self.merge(wrapped_old, wrapped_new)
-        return False
-
-    def _remember(self, old: Any, new: Any) -> None:
-        self.mapping[id(new)] = old
-        self.keep.append(new)
-
-    def _merge_function(self, old: types.FunctionType, new: types.FunctionType) -> bool:
-        if len(old.__code__.co_freevars) != len(new.__code__.co_freevars):
-            return False
-        if any(_is_empty(a) != _is_empty(b) for a, b in zip(old.__closure__ or (), new.__closure__ or (), strict=True)):
-            return False  # decided before anything changes: a refused merge leaves `old` as it was
-        self._remember(old, new)
-        for old_cell, new_cell in zip(old.__closure__ or (), new.__closure__ or (), strict=True):
-            try:
-                value = new_cell.cell_contents
-            except ValueError:
-                value = _MISSING
-            try:
-                current = old_cell.cell_contents
-            except ValueError:
-                current = _MISSING
-            if value is _MISSING:  # both empty (checked above)
-                continue
-            if not self.merge(current, value):
-                self._set_cell(old_cell, value)
-        changes = len(self.undo)
-        original_code = old.__code__
-        if old.__code__ != new.__code__:
-            self._set_attr(old, "__code__", new.__code__)
-        for name in ("__defaults__", "__kwdefaults__"):
-            before, after = getattr(old, name), getattr(new, name)
-            if before != after or (before is not None and after is not None and not all(
-                    self._same(b, a) for b, a in zip(_values(before), _values(after), strict=True))):
-                self._set_attr(old, name, after)
-        for key, value in vars(new).items():
-            if key == "__wrapped__":
-                continue
-            if not self._same(vars(old).get(key, _MISSING), value):
-                self._set_attr(old, key, value)
-        if len(self.undo) > changes:
-            self.changed_codes.add(original_code)
-        if len(self.undo) > changes and (self.ran_at_import is None or original_code in self.ran_at_import):
-            # something called it while an importer was imported; that result holds the original
-            self.doubts.append(f"{old.__qualname__} changed and ran while the tests were collected")
-        return True
-
-    def _merge_class(self, old: type, new: type) -> bool:
-        if type(new) not in _PLAIN_METACLASSES:
-            return False  # enums, dataclass-like metaclasses: instances made by the body belong to the new class
-        if tuple(self.mapping.get(id(b), b) for b in new.__bases__) != old.__bases__:
-            return False
-        if vars(old).get("__slots__") != vars(new).get("__slots__"):
-            return False
-        self._remember(old, new)
-        # inherited code from outside the project reads the class's attributes (by name, or from C): what it
-        # runs is not recorded, so it reveals no reader
-        foreign = any(base is not object and base.__module__ not in self.project for base in old.__mro__[1:])
-        for key in (set(vars(old)) | set(vars(new))) - _CLASS_OWN:
-            before, after = vars(old).get(key, _MISSING), vars(new).get(key, _MISSING)
-            if after is _MISSING:
-                self._del_attr(old, key)
-                self.changed_names.add(key)
-                if foreign:
-                    self.read_elsewhere.add(key)
-            elif before is _MISSING or not (self._same(before, after) or self.merge(before, after)
-                                            or self.equivalent(before, after)):
-                self.changed_names.add(key)
-                if foreign:
-                    self.read_elsewhere.add(key)
-                if isinstance(after, (types.MemberDescriptorType, types.GetSetDescriptorType)):
-                    return False
-                if not callable(after) and not isinstance(after, (staticmethod, classmethod, property)):
-                    self.data_changed.add(id(old))
-                self._set_attr(old, key, after)
-        return True
-
-
-def _slot_names(klass: type) -> tuple[str, ...]:
-    slots = vars(klass).get("__slots__", ())
-    return (slots,) if isinstance(slots, str) else tuple(slots)
-
-
-def _own(target: Any, key: str) -> Any:
-    """What `target` itself holds under `key`: a class's own dict entry (a staticmethod stays one, an
-    inherited value is not copied down), a function's attribute."""
-    if isinstance(target, type):
-        return vars(target).get(key, _MISSING)
-    return getattr(target, key, _MISSING)
-
-
-def _is_empty(cell: Any) -> bool:
-    try:
-        return cell.cell_contents is _MISSING  # never true: reading an empty cell raises
-    except ValueError:
-        return True
-
-
-def _values(defaults: Any) -> list[Any]:
-    return list(defaults.values()) if isinstance(defaults, dict) else list(defaults)
 
 
 def _ignored_referrers() -> list[Any]:
@@ -352,8 +91,8 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
     pending = []
     # functions and classes first: instances and tables made by the body are judged against the merged classes
     for name, new in list(namespace.items()):
-        old = saved.get(name, _MISSING)
-        if old is _MISSING:
+        old = saved.get(name, MISSING)
+        if old is MISSING:
             continue
         if not isinstance(old, (types.FunctionType, type)) and not hasattr(old, "__wrapped__"):
             pending.append((name, old, new))
@@ -397,8 +136,8 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
                 reload.doubts.append(f"{name} is an instance of a re-created class")
         for importer, alias in graph.bindings_of(module.__name__, name):
             target = modules.get(importer)
-            if target is not None and vars(target).get(alias, _MISSING) is old:
-                reload._set_item(vars(target), alias, new)
+            if target is not None and vars(target).get(alias, MISSING) is old:
+                reload.set_item(vars(target), alias, new)
                 reload.changed_names.add(alias)
         if not is_atom(old):
             _rebind_everywhere(reload, old, new, modules)
@@ -419,7 +158,7 @@ def _rebind_everywhere(reload: Reload, old: Any, new: Any, modules: dict[str, ty
         if found is not vars(reload.module):
             for key, value in list(found.items()):
                 if value is old:
-                    reload._set_item(found, key, new)
+                    reload.set_item(found, key, new)
                     reload.changed_names.add(key)
 
 

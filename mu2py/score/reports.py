@@ -1,4 +1,4 @@
-"""The score report's totals, merged shard reports, and what CI reads: JUnit XML, SARIF, GitHub annotations."""
+"""The score report (entries in triage order, totals), merged shard reports, and CI formats (JUnit, SARIF, GitHub)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,13 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mu2py.errors import UserError
+from mu2py.score.spec import SuiteSpec, test_files
+
+if TYPE_CHECKING:
+    from mu2py.score.scoring import ScoreRun
 
 STATUSES = ("killed", "survived", "timeout", "no_coverage")
 UNDETECTED = ("survived", "no_coverage")  # what the score counts against the suite
@@ -196,3 +200,64 @@ def github(report: dict[str, Any], root: Path) -> list[str]:
         rows.append(f"::warning {props}::{_escape(_what(m))}")
     return rows
 
+
+def identifiers(spec: SuiteSpec) -> frozenset[str]:
+    """The identifiers the test files use (a survivor in a function they name is marked direct)."""
+    names: set[str] = set()
+    for path in test_files(spec):
+        try:
+            names.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", path.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            continue
+    return frozenset(names)
+
+
+# a string handed to a translation or logging call: a maintainer looks at it last (the words, not the logic)
+_MESSAGE_CALL = re.compile(r"(?:\b(?:_|N_|P_|_?n?p?gettext|_?ngettext|_?pgettext|print)|\blog(?:ger|ging)?\.\w+"
+                           r"|\.(?:debug|info|warning|warn|error|exception|critical)|\bwarnings\.warn)\s*\(")
+
+
+def _mark(state: ScoreRun, entries: list[dict[str, Any]]) -> None:
+    """Mark each entry for the survivors' triage (see `reports.triage_key`): a message (a string handed to a
+    translation or logging call), and direct (in a function the tests name, so call directly)."""
+    lines = {info.name: info.source.splitlines() for info in state.program.target.modules}
+    for e in entries:
+        text = lines.get(e["module"], [])
+        source = text[e["line"] - 1] if 0 < e["line"] <= len(text) else ""
+        e["message"] = e["operator"] == "string" and bool(_MESSAGE_CALL.search(source))
+        parts = [p for p in e["scope"].split(".") if not p.startswith("<")]
+        e["direct"] = any(p in state.test_names for p in parts)
+
+
+def report(state: ScoreRun) -> dict[str, Any]:
+    """The JSON report: a summary, per-file totals, one entry per mutant, and the survivors in triage order."""
+    entries = []
+    catalog: dict[str, int] = {}  # per file: the mutants a complete run scores (out of this run's scope included)
+    skipped = unimportable = 0
+    reached: dict[int, int] = {}
+    for test in state.tests:
+        for site in test["reached"]:
+            reached[site] = reached.get(site, 0) + 1
+    for index, m in enumerate(state.program.mutants):
+        verdict = state.verdicts.get(index, {"status": "survived", "killed_by": None, "tests_run": 0})
+        if verdict["status"] == "skipped":  # --import-time skip, or a module no test can import: not scored
+            if verdict.get("mode") == "unimportable":
+                unimportable += 1
+            elif verdict.get("mode") == "out_of_scope":
+                catalog[m.file] = catalog.get(m.file, 0) + 1
+            else:
+                skipped += 1
+            continue
+        entry = m.to_json()
+        entry.update(status=verdict["status"], killed_by=verdict.get("killed_by"),
+                     tests_run=verdict.get("tests_run", 0), pruned=verdict.get("pruned"),
+                     cached=bool(verdict.get("cached")), mode=verdict.get("mode"),
+                     isolated_because=verdict.get("isolated_because"), seconds=verdict.get("seconds"),
+                     reached_by=reached.get(m.site, 0))
+        entries.append(entry)
+        catalog[m.file] = catalog.get(m.file, 0) + 1
+    _mark(state, entries)
+    return assemble(entries, catalog, {
+        "skipped_import_time": skipped, "skipped_unimportable": unimportable, "unimportable": state.unimportable,
+        "tests": len(state.tests), "seconds": round(state.seconds, 2),
+        "baseline_seconds": round(state.baseline_seconds, 2), "scope": state.scope})

@@ -10,7 +10,6 @@ fail, or time out). Outcomes are read from pytest's JUnit XML, per test function
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -22,9 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from mu2py.score import ports
 from mu2py.score.forkserver import ForkServer
-from mu2py.score.suite import _INJECT
+from mu2py.score.isolated import INJECT, write_spec
 
 # seconds a verification session may take: past it, a run with a mutant counts as failing (the mutant hangs)
 SESSION_TIMEOUT = 120.0
@@ -84,10 +82,9 @@ class Sessions:
         prelude = ""
         if mutant is not None:
             spec = tmp / "mutant.json"
-            spec.write_text(json.dumps({"module": mutant.module, "file": mutant.file, "is_package": mutant.is_package,
-                                        "source": mutant.source, "bind_lock": ports.LOCK_FILE}))
+            write_spec(spec, mutant.module, mutant.file, mutant.is_package, mutant.source)
             env["MU2PY_MUTANT_SPEC"] = str(spec)
-            prelude = _INJECT
+            prelude = INJECT
         out = tmp / "pytest.out"
         code = self._server().run(options, cwd=self.root, env=env, path=self.sys_path, prelude=prelude,
                                   out=str(out), timeout=SESSION_TIMEOUT)

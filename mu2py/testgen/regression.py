@@ -223,8 +223,9 @@ def _failing_cases(files: list[Path], sys_path: list[str]) -> tuple[set[tuple[st
 
 def _score(label: str, pytest_args: list[str], modules: list[str], files: list[str], sys_path: list[str],
            workers: int, cache: Path) -> dict[str, Any]:
-    from mu2py.score.scoring import ScoreConfig, report, score
-    from mu2py.score.suite import SuiteSpec
+    from mu2py.score.reports import report
+    from mu2py.score.scoring import ScoreConfig, score
+    from mu2py.score.spec import SuiteSpec
 
     spec = SuiteSpec(root=os.getcwd(), pytest_args=tuple(pytest_args), modules=tuple(modules), files=tuple(files),
                      sys_path=tuple(sys_path))

@@ -70,22 +70,24 @@ def test_killing_a_worker_mid_run_loses_nothing(cluster):
 
 
 def test_score_on_cluster_equals_local_workers(cluster, tmp_path, capsys):
-    from mu2py.score.scoring import ScoreConfig, ShardedPool, report, score
-    from mu2py.score.suite import SuiteSpec
+    from mu2py.score.pools import ShardedPool
+    from mu2py.score.reports import report
+    from mu2py.score.scoring import ScoreConfig, score
+    from mu2py.score.spec import SuiteSpec
 
     spec = SuiteSpec(root=str(SAMPLE), pytest_args=("tests",), modules=("sample_pkg.extra",),
                      files=(str(SAMPLE / "sample_pkg" / "extra.py"),), sys_path=(str(SAMPLE),))
     local = report(score(spec, ScoreConfig(workers=1)))
     # the shared LocalCluster stands in for --cluster: ShardedPool is what --cluster builds around it
     pooled = ShardedPool(cluster, spec, 2)
-    import mu2py.score.scoring as scoring
+    import mu2py.score.pools as pools
 
-    original = scoring._pool
-    scoring._pool = lambda s, c: _NoClose(pooled)
+    original = pools.open_pool
+    pools.open_pool = lambda s, c: _NoClose(pooled)
     try:
         remote = report(score(spec, ScoreConfig(cluster="shared")))
     finally:
-        scoring._pool = original
+        pools.open_pool = original
     assert [(m["id"], m["status"]) for m in remote["mutants"]] == [(m["id"], m["status"]) for m in local["mutants"]]
     assert remote["summary"]["killed"] > 0
 

@@ -17,7 +17,7 @@ import pytest
 
 from mu2py.cli.main import main
 from mu2py.mutants.catalog import Program
-from mu2py.score.suite import SuiteSpec, build_program
+from mu2py.score.spec import SuiteSpec, build_program
 
 PROJECT = Path(__file__).resolve().parents[2] / "data" / "props_project"
 WEAK = "test_frames.py::test_payload_size_in_range"
@@ -169,7 +169,7 @@ def test_a_bug_found_by_fuzzing_is_reported_with_hypothesis_minimal_example(proj
 
 def test_a_src_layout_file_path_reaches_the_mutants_the_tests_run(tmp_path: Path) -> None:
     """A file path in a folder without `__init__.py` is mutated under the name the tests import it by."""
-    from tests.mu2py.score.test_suite import _src_layout
+    from tests.mu2py.score.test_units import _src_layout
 
     root = _src_layout(tmp_path / "project")
     report = _props(root, "tests/test_calc.py", "--paths", "src/nspkg/calc.py", "--trials", "20", "--no-save")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import reload_in_place
-from mu2py.score.suite import SuiteSpec, build_program
+from mu2py.score.spec import SuiteSpec, build_program
 
 BASE = '''
 import functools
@@ -248,7 +248,7 @@ def test_any_sequence_of_reloads_then_restores_leaves_the_modules_untouched(pkg,
 
 
 def test_restore_puts_back_a_class_own_entry_not_what_getattr_resolves(pkg):
-    from mu2py.score.reload import Reload
+    from mu2py.score.merge import Reload
 
     child = pkg.base.Child
     make = vars(child)["make"]  # a staticmethod object; getattr(child, "make") is the bare function

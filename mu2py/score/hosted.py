@@ -1,0 +1,165 @@
+"""The suite hosted in this worker: its collected tests, the live modules under test and what resets them.
+
+`session.host` collects the suite once and sets `HOST`; every unit then reads it through
+`state()`, which on first use compiles the program and prepares, per module under test, the
+code swap, the module-level container snapshot and the per-thread state to put back.
+
+Invariants: `fresh_start` leaves the modules under test as right after import (containers, memo
+caches, per-thread state); `restore_tree` leaves the worker's copy of the project as found.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from mu2py.engine.fresh import ContainerSnapshot
+from mu2py.engine.swap import CodeSwap
+from mu2py.mutants.catalog import Program
+from mu2py.score import given
+from mu2py.score.forkserver import ForkServer
+from mu2py.score.imports import ImportGraph, module_facts
+from mu2py.score.sandbox import ScratchCopy
+from mu2py.score.spec import SuiteSpec, build_program
+
+
+@dataclass
+class Host:
+    """One worker's hosted suite: the session, its tests in collection order, and per module its swap."""
+
+    spec: SuiteSpec
+    session: Any = None
+    items: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    program: Program | None = None
+    swaps: dict[str, CodeSwap] = field(default_factory=dict)
+    order: list[Any] = field(default_factory=list)
+    graph: ImportGraph | None = None
+    containers: ContainerSnapshot | None = None
+    forks: ForkServer | None = None
+    ran_at_collection: set[Any] = field(default_factory=set)
+    executed: list[frozenset[Any]] | None = None  # per test (collection order): code under the root it ran
+    modules: dict[str, ModuleType] = field(default_factory=dict)
+    sandbox: ScratchCopy | None = None
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per test: its parameters as collected
+    opened: set[str] | None = None  # while recording: files under the root the suite opens
+    locals_: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)  # module-level threading.local state
+    unimportable: dict[str, str] = field(default_factory=dict)  # module name -> why it cannot be imported here
+    shrinking: dict[Any, Any] = field(default_factory=dict)  # @given function -> its settings with shrinking
+
+
+HOST: Host | None = None  # set once per worker by `session.host`
+
+
+def names_as_imported(spec: SuiteSpec) -> tuple[str, ...]:
+    """The spec's module names, each replaced by the name the collected suite imported its file under, if other.
+
+    A file in a folder without `__init__.py` (a src layout's namespace package) is named from that folder
+    (`frames`), while the tests import it from higher up (`framepkg.frames`): two module objects, and the
+    one the tests run would never see a mutant.
+    """
+    by_file: dict[str, str] = {}
+    for name, module in list(sys.modules.items()):
+        file = getattr(module, "__file__", None)
+        if isinstance(file, str) and file.endswith(".py"):
+            by_file.setdefault(os.path.realpath(file), name)
+    names = []
+    for name, file in zip(spec.modules, spec.files, strict=True):
+        loaded = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(loaded, str) and os.path.realpath(loaded) == os.path.realpath(file):
+            names.append(name)
+        else:
+            names.append(by_file.get(os.path.realpath(file), name))
+    return tuple(names)
+
+
+def state() -> Host:
+    """The hosted suite, prepared for units on first use (program, swaps, snapshots)."""
+    assert HOST is not None, "units run only inside a hosted worker"
+    if HOST.program is None:
+        HOST.spec = replace(HOST.spec, modules=names_as_imported(HOST.spec))
+        HOST.program = build_program(HOST.spec)
+        for info in HOST.program.target.modules:
+            module = sys.modules.get(info.name)
+            if module is None:
+                try:
+                    module = __import__(info.name, fromlist=["_"])
+                except Exception as exc:  # noqa: BLE001 - a module for another platform (winreg): no test runs it
+                    HOST.unimportable[info.name] = f"{type(exc).__name__}: {exc}"
+                    continue
+            loaded = os.path.realpath(getattr(module, "__file__", "") or "")
+            if loaded != os.path.realpath(info.file) and not HOST.error:
+                HOST.error = (f"the tests import {info.name} from {loaded}, not from {info.file}: "
+                               "install the package in editable mode or run from its source root")
+            HOST.swaps[info.name] = CodeSwap(module, compile(info.source, info.file, "exec", dont_inherit=True))
+        given.pin_local_constants(swap.module for swap in HOST.swaps.values())
+        # taken before any test runs: what every test starts from (see `mu2py.engine.fresh`)
+        HOST.containers = ContainerSnapshot([swap.module for swap in HOST.swaps.values()])
+        # per-thread state at module level (a current locale): a test that leaves it set would hide a mutant
+        # from the tests that run after it here, though in a plain pytest run they run first
+        HOST.locals_ = [(value, dict(vars(value))) for swap in HOST.swaps.values()
+                         for value in list(vars(swap.module).values()) if isinstance(value, threading.local)]
+    return HOST
+
+
+def fresh_start(state: Host) -> None:
+    """Before a test: the package's module-level containers and memo caches as right after import."""
+    assert state.containers is not None
+    state.containers.reset()
+    for swap in state.swaps.values():
+        swap.clear_caches()
+    for value, contents in state.locals_:
+        current = vars(value)
+        if current != contents:
+            current.clear()
+            current.update(contents)
+
+
+def restore_tree(state: Host) -> list[str]:
+    """Put the worker's copy of the project back as found (see `sandbox`); the paths a unit had changed."""
+    return state.sandbox.restore() if state.sandbox is not None else []
+
+
+def import_graph(state: Host) -> tuple[ImportGraph, dict[str, ModuleType]]:
+    """The import-time facts of every module loaded from under the project root, and those modules (once).
+
+    That is the modules under test, the rest of the package, the test modules and conftest
+    files: whatever may bind or read a mutated module's names.  Installed packages are left out.
+    """
+    if state.graph is None:
+        root = os.path.realpath(state.spec.root) + os.sep
+        facts, modules = [], {}
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if not isinstance(file, str) or not file.endswith(".py"):
+                continue
+            path = os.path.realpath(file)
+            if not path.startswith(root) or "site-packages" in path:
+                continue
+            try:
+                source = Path(path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            facts.append(module_facts(name, source, Path(path).name == "__init__.py"))
+            modules[name] = module
+        state.graph, state.modules = ImportGraph(facts), modules
+    return state.graph, state.modules
+
+
+def item(state: Host, nodeid: str, position: int | None = None) -> Any:
+    """The collected test: by node id, or else by its position in the baseline's collection order.
+
+    Parametrized ids are built from values at collection time, and may differ between workers
+    (e.g. rendered from module state); the collection order does not.
+    """
+    item = state.items.get(nodeid)
+    if item is None and position is not None and position < len(state.order):
+        item = state.order[position]
+    if item is None:
+        raise RuntimeError(f"test {nodeid} is not collected in this worker: test ids differ between processes")
+    return item

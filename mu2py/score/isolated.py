@@ -1,0 +1,171 @@
+"""A mutant judged by its suite in a fresh interpreter: the mutated module imported from source, pytest run anew.
+
+For import-time mutants the reload has doubts about, mutants whose code cannot be swapped in,
+and survivors that still face tests which cannot run twice in one process.  The session is
+forked from the worker's warm fork server (`forkserver`) where possible, else a new interpreter;
+`INJECT`, run before pytest there, imports the mutant (described by a file `write_spec` wrote)
+in place of its module, and makes a test binding a fixed address take the workers' bind lock.
+
+The verdict is read from the quiet session's summary lines (the failed test's node id, the count
+of tests run): JUnit XML names a test by class and function, not by the node id a verdict reports.
+
+Invariant: no mutant is killed without a test run; the worker's copy of the project is restored
+after every session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mu2py.score import hosted, ports
+from mu2py.score.forkserver import ForkServer
+from mu2py.score.spec import PYTEST_OPTIONS, plugin_options
+
+# run before pytest in the fresh interpreter, with MU2PY_MUTANT_SPEC naming a file `write_spec` wrote
+INJECT = '''
+import importlib.abc, importlib.util, json, os, sys
+_spec = json.load(open(os.environ["MU2PY_MUTANT_SPEC"]))
+class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, name, path, target=None):
+        if name != _spec["module"]:
+            return None
+        return importlib.util.spec_from_loader(name, self, origin=_spec["file"],
+                                               is_package=_spec["is_package"])
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        module.__file__ = _spec["file"]
+        if _spec["is_package"]:
+            module.__path__ = [os.path.dirname(_spec["file"])]
+        exec(compile(_spec["source"], _spec["file"], "exec"), module.__dict__)
+sys.meta_path.insert(0, _Finder())
+# a test that binds a fixed address holds the score workers' bind lock until it ends (see mu2py.score.ports)
+import fcntl, threading, pytest
+_bind = {"fd": None, "guard": threading.Lock()}
+def _on_bind(event, args):
+    if event != "socket.bind":
+        return
+    address = args[1]
+    fixed = address[1] != 0 if isinstance(address, tuple) and len(address) >= 2 \
+        and isinstance(address[1], int) else bool(address)
+    with _bind["guard"]:
+        if fixed and _bind["fd"] is None:
+            fd = os.open(_spec["bind_lock"], os.O_RDONLY | os.O_CREAT, 0o666)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            _bind["fd"] = fd
+sys.addaudithook(_on_bind)
+class _BindRelease:
+    def pytest_runtest_logfinish(self, nodeid, location):
+        with _bind["guard"]:
+            if _bind["fd"] is not None:
+                os.close(_bind["fd"])
+                _bind["fd"] = None
+_pytest_main = pytest.main
+def _main(args=None, plugins=None):
+    pytest.main = _pytest_main  # the session's own tests see pytest as it is
+    return _pytest_main(args, [*(plugins or ()), _BindRelease()])
+pytest.main = _main
+'''
+
+
+def write_spec(path: Path, module: str, file: str, is_package: bool, source: str) -> None:
+    """Describe for `INJECT` the mutant to import in place of `module` (and where the workers' bind lock is)."""
+    path.write_text(json.dumps({"module": module, "file": file, "is_package": is_package, "source": source,
+                                "bind_lock": ports.LOCK_FILE}))
+
+
+def isolated(unit: dict[str, Any]) -> dict[str, Any]:
+    """Run the suite in a fresh interpreter that imports the mutated module (stops at the first failure).
+
+    `unit["first"]` names tests to try alone first (the test that killed the mutant in
+    place): when one fails there, that is the verdict, without collecting the whole suite.
+    `unit["only"]` names the only tests left to judge it (those that cannot run twice in one
+    process, after the others passed in place): they decide, unless the fresh session cannot
+    select them, and then the whole suite does.
+    """
+    state = hosted.state()
+    program = state.program
+    assert program is not None
+    m = program.mutants[unit["index"]]
+    info = program.module_of(m.id)
+    with tempfile.TemporaryDirectory(prefix="mu2py-isolated-") as tmp:
+        spec_path = Path(tmp) / "spec.json"
+        write_spec(spec_path, m.module, info.file, info.is_package, program.mutant_source(m.id))
+        before = unit.get("tests_run", 0)  # tests the mutant already passed in place
+        selections: list[tuple[list[str], bool]] = []
+        if unit.get("only"):
+            selections.append((list(unit["only"]), True))
+        elif unit.get("first"):
+            selections.append((list(unit["first"]), False))
+        # a tried-first test counts only when it ran and failed (exit 1): an id the fresh session does not
+        # collect is a usage error there, and the whole suite decides
+        selections.append((list(state.spec.pytest_args), True))
+        try:
+            for selection, decisive in selections:
+                options = [*PYTEST_OPTIONS, *plugin_options(state.spec.pytest_args)]
+                code, output = _fresh_pytest(state, ["-x", "-q", *options, *selection], str(spec_path), tmp,
+                                             unit["timeout"])
+                ran = before + _count_run(output)
+                if code == "timeout":
+                    return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>",
+                            "tests_run": max(ran, 1)}
+                if code == 1 or (code != 0 and decisive and selection is selections[-1][0]):
+                    return {"status": "killed", "killed_by": _failed_test(output), "tests_run": max(ran, 1)}
+                if code == 0 and decisive:
+                    return {"status": "survived", "killed_by": None, "tests_run": ran}
+        finally:
+            hosted.restore_tree(state)
+    return {"status": "survived", "killed_by": None, "tests_run": before}
+
+
+def _failed_test(output: str) -> str:
+    """The first failing test a quiet pytest session's summary names (a failed subtest names its test)."""
+    for line in output.splitlines():
+        head = line.split(" - ")[0]
+        if line.startswith(("FAILED ", "ERROR ")):
+            return head.split(" ", 1)[1]
+        if line.startswith("SUBFAILED"):
+            # `SUBFAILED[msg] (i=2) path::Class::test`: the subtest's description comes first; a node id has
+            # no space in it unless a parameter id does, which a subtest line cannot tell apart
+            return head.rsplit(" ", 1)[-1]
+    return "<suite in a fresh interpreter>"
+
+
+def _count_run(output: str) -> int:
+    """How many tests a quiet pytest session reports as run (passed, failed or errored) in its last line."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    if not lines:
+        return 0
+    counts = re.findall(r"(\d+) (passed|failed|errors?)", lines[-1])
+    return sum(int(n) for n, _ in counts)
+
+
+def _fresh_pytest(state: hosted.Host, args: list[str], spec_path: str, tmp: str, timeout: float) -> tuple[Any, str]:
+    """`pytest args` in a fresh import of the package with the mutant injected: (exit code or "timeout", output).
+
+    Forked from this worker's fork server when it runs, else a new interpreter.
+    """
+    if state.forks is None:
+        state.forks = ForkServer(sorted({*state.spec.modules, *(m.split(".")[0] for m in state.spec.modules)}),
+                                 state.spec.root, list(state.spec.sys_path))
+    out = os.path.join(tmp, "pytest.out")
+    code = state.forks.run(args, cwd=state.spec.root, env={"MU2PY_MUTANT_SPEC": spec_path},
+                           path=list(state.spec.sys_path), prelude=INJECT, out=out, timeout=timeout)
+    if code is not None:
+        return code, Path(out).read_text(errors="replace") if os.path.exists(out) else ""
+    (Path(tmp) / "mu2py_inject_mutant.py").write_text(INJECT)
+    env = dict(os.environ, MU2PY_MUTANT_SPEC=spec_path,
+               PYTHONPATH=os.pathsep.join([tmp, *state.spec.sys_path, os.environ.get("PYTHONPATH", "")]))
+    cmd = [sys.executable, "-c", "import mu2py_inject_mutant, sys, pytest; sys.exit(pytest.main(sys.argv[1:]))", *args]
+    try:
+        proc = subprocess.run(cmd, cwd=state.spec.root, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", ""
+    return proc.returncode, proc.stdout

@@ -1,0 +1,61 @@
+"""A test's parametrize values as pytest collected them, put back before each run of the test.
+
+A test that changes one of its parameters in place (sorts a list it was given) would meet the
+changed value on its next run in the same worker, where a plain pytest run meets it once.
+
+Invariant: before each run, every kept parameter holds the state it had at collection; one that
+still does keeps its identity (nothing is copied needlessly).  A parameter that cannot be copied
+(a generator) is not kept: the baseline's repeatability check finds the test that needs it fresh.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any
+
+
+def keep_params(items: Iterable[Any]) -> dict[str, dict[str, Any]]:
+    """Per test node id, a copy of its parameters as collected (see `restore_params`)."""
+    kept_by_test: dict[str, dict[str, Any]] = {}
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", None)
+        if not params:
+            continue
+        kept = {}
+        for name, value in params.items():
+            try:
+                kept[name] = copy.deepcopy(value)
+            except Exception:  # noqa: BLE001 - a generator cannot be copied: the repeatability check finds
+                continue  # a test that needs it fresh (see `units.baseline`)
+        kept_by_test[item.nodeid] = kept
+    return kept_by_test
+
+
+def _same_state(a: Any, b: Any, depth: int = 6) -> bool:
+    """Whether two parameter values hold the same state (identity aside); False when unsure."""
+    if type(a) is not type(b):
+        return False
+    try:
+        if isinstance(a, (list, tuple)):
+            return depth > 0 and len(a) == len(b) and all(
+                _same_state(x, y, depth - 1) for x, y in zip(a, b, strict=True))
+        if isinstance(a, dict):
+            return depth > 0 and a.keys() == b.keys() and all(_same_state(a[k], b[k], depth - 1) for k in a)
+        state = getattr(a, "__dict__", None)
+        if isinstance(state, dict) and type(a).__eq__ is object.__eq__:
+            return depth > 0 and _same_state(state, vars(b), depth - 1)
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - an __eq__ that fails or is ambiguous (arrays): copy anew
+        return False
+
+
+def restore_params(kept: dict[str, dict[str, Any]], item: Any) -> None:
+    """Put back the parameters of `item` that an earlier run changed in place (unchanged ones keep their identity)."""
+    pristine = kept.get(item.nodeid)
+    if not pristine:
+        return
+    params = item.callspec.params
+    for name, value in pristine.items():
+        if not _same_state(params.get(name), value):
+            params[name] = copy.deepcopy(value)

@@ -1,0 +1,105 @@
+"""Each mutant's fate decided before anything runs: cached, skipped, no coverage, pruned, or which tests judge it.
+
+From the baseline (per test: outcome, seconds, reached sites, infected mutants) a mutant is
+`no_coverage` when no test reached its site; with infection pruning, `survived` (pruned) when
+no test infected it; else a unit runs it against the tests that did (all tests for an
+import-time mutant), fastest first.  Tests that cannot run twice in one process are set apart
+(`fresh`): they judge only in a fresh interpreter.
+
+Invariant: every mutant in the program gets either a verdict here or exactly one unit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mu2py.score.cache import VerdictCache
+    from mu2py.score.scoring import ScoreConfig, ScoreRun
+
+OUT_OF_SCOPE = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "out_of_scope"}
+
+
+def _scope_key(module: str, scope: str) -> str:
+    return f"{module}:{scope}"
+
+
+def isolated_unit(index: int, state: ScoreRun, config: ScoreConfig) -> dict[str, Any]:
+    """The unit judging mutant `index` in a fresh interpreter, its timeout from the whole suite's time."""
+    total = sum(t["seconds"] for t in state.tests)
+    return {"kind": "isolated", "index": index, "tests": [],
+            "timeout": config.timeout_factor * total + 10 * config.min_timeout + 10.0}
+
+
+def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[str],
+          cache: VerdictCache) -> list[dict[str, Any]]:
+    """Decide each mutant's fate before running anything: cached, isolated, no coverage, pruned, or which tests."""
+    program = state.program
+    unprobed = [q.replace(".<locals>", "") for q in base["unprobed"]]
+    reached_by: dict[int, list[int]] = {}
+    infected_by: dict[int, list[int]] = {}
+    unreliable: list[int] = []
+    for t_index, test in enumerate(state.tests):
+        if test.get("probes_unreliable"):
+            unreliable.append(t_index)
+        for site in test["reached"]:
+            reached_by.setdefault(site, []).append(t_index)
+        for m in test["infected"]:
+            infected_by.setdefault(m, []).append(t_index)
+    order = sorted(range(len(state.tests)), key=lambda t: state.tests[t]["seconds"])
+    rank = {t: r for r, t in enumerate(order)}
+    # tests that fail when run a second time on the original judge mutants in a fresh interpreter only
+    once = {t for t, test in enumerate(state.tests) if test.get("repeatable") is False}
+
+    def split(chosen: list[int]) -> dict[str, Any]:
+        in_place = [t for t in chosen if t not in once]
+        return {"tests": [(state.tests[t]["nodeid"], round(config.timeout_factor * state.tests[t]["seconds"]
+                                                           + config.min_timeout, 3), t) for t in in_place],
+                "fresh": [(state.tests[t]["nodeid"], t) for t in chosen if t in once],
+                **({"volatile": volatile} if volatile else {})}
+
+    volatile = list(base.get("volatile", []))
+
+    unimportable = base.get("unimportable", {})
+    state.unimportable = dict(unimportable)
+    units = []
+    for index, m in enumerate(program.mutants):
+        if m.module in unimportable:  # no test can import it on this platform: not part of this score
+            state.verdicts[index] = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "unimportable"}
+            continue
+        if index in program.static and config.import_time == "skip":
+            state.verdicts[index] = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "skipped"}
+            continue
+        if state.selected is not None and index not in state.selected:  # --since, --shard: another run's
+            state.verdicts[index] = OUT_OF_SCOPE
+            continue
+        cached = cache.get(keys[index])
+        if cached is not None:
+            state.verdicts[index] = dict(cached, cached=True)
+            continue
+        if index in program.static and config.import_time == "fresh":
+            units.append(isolated_unit(index, state, config))
+            continue
+        if index in program.static:
+            everything = sorted(range(len(state.tests)), key=lambda t: rank[t])
+            units.append({"kind": "reexec", "index": index, **split(everything)})
+            continue
+        scope = _scope_key(m.module, m.scope)
+        if any(scope == u or scope.startswith(u + ".") for u in unprobed):
+            chosen = list(range(len(state.tests)))  # reach unknown: every test may kill it
+        else:
+            reaching = set(reached_by.get(m.site, ())) | set(unreliable)
+            if not reaching:
+                state.verdicts[index] = {"status": "no_coverage", "killed_by": None, "tests_run": 0, "mode": "pruned"}
+                continue
+            if config.pruning == "infection":
+                chosen = sorted(set(infected_by.get(index, ())) | set(unreliable))
+                if not chosen:
+                    state.verdicts[index] = {"status": "survived", "killed_by": None, "tests_run": 0,
+                                             "mode": "pruned", "pruned": "infection"}
+                    continue
+            else:
+                chosen = sorted(reaching)
+        chosen.sort(key=lambda t: rank[t])
+        units.append({"kind": "mutant", "index": index, **split(chosen)})
+    return units

@@ -1,0 +1,94 @@
+"""The pools of score workers a run sends its units to: local processes, or shards on a Dask cluster.
+
+Every worker hosts the suite's pytest session (`session.host`) and runs `units.run_unit`; on a
+cluster, each task (`score_shard`) hosts one such worker on its machine and keeps it for the
+next shards of the same suite.  A unit's deadline (`deadline`) is a backstop past its tests'
+own timeouts, for a worker stuck inside C code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mu2py.engine.workers import Processes
+from mu2py.score.spec import SuiteSpec
+from mu2py.score.units import run_unit
+
+if TYPE_CHECKING:
+    from mu2py.score.scoring import ScoreConfig
+
+
+def open_pool(spec: SuiteSpec, config: ScoreConfig) -> Any:
+    """The pool of workers hosting `spec` that `config` asks for (a context manager with `map_unordered`)."""
+    if config.cluster:
+        from mu2py.engine.cluster import DaskExecutor
+
+        return ShardedPool(DaskExecutor(config.cluster), spec, config.shard_size)
+    return _local_pool(spec, config.workers)
+
+
+def _local_pool(spec: SuiteSpec, workers: int) -> Processes:
+    return Processes(max(1, workers), initializer=host_entry, initargs=(spec,), hosting=True, retries=0)
+
+
+_SHARD_POOLS: dict[SuiteSpec, Processes] = {}
+
+
+def score_shard(shard: dict[str, Any]) -> list[Any]:
+    """Run a shard of units on this machine, in a hosted worker kept for later shards (one cluster task)."""
+    spec = shard["spec"]
+    pool = _SHARD_POOLS.get(spec)
+    if pool is None:
+        for old in _SHARD_POOLS.values():
+            old.close()
+        _SHARD_POOLS.clear()
+        pool = _SHARD_POOLS[spec] = _local_pool(spec, 1)
+    results = dict(pool.map_unordered(run_unit, shard["units"], deadline=deadline))
+    return [results[i] for i in range(len(shard["units"]))]
+
+
+class ShardedPool:
+    """Presents a cluster executor as a pool of score workers: units go out in shards, results come back per unit."""
+
+    def __init__(self, outer: Any, spec: SuiteSpec, size: int) -> None:
+        self.outer = outer
+        self.spec = spec
+        self.size = max(1, size)
+        self.workers = outer.workers
+
+    @property
+    def dashboard(self) -> str:
+        """The cluster's dashboard link."""
+        return str(self.outer.dashboard)
+
+    def map_unordered(self, fn: Callable[[Any], Any], units: list[Any], **_: Any) -> Any:
+        """Yield `(index, result)` per unit; `fn` is always `run_unit`, run by `score_shard` on the cluster."""
+        size = min(self.size, max(1, len(units) // (2 * self.workers) or 1))  # a few shards per worker at least
+        shards = [units[k:k + size] for k in range(0, len(units), size)]
+        # score_shard hosts its own worker process on the cluster machine: no second layer of isolation
+        for s, results in self.outer.map_unordered(score_shard, [{"spec": self.spec, "units": u} for u in shards],
+                                                   isolate=False):
+            for j, result in enumerate(results):
+                yield s * size + j, result
+
+    def __enter__(self) -> ShardedPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.outer.close()
+
+
+def host_entry(spec: SuiteSpec, serve: Callable[[], None]) -> None:
+    """Worker entry: host the pytest session (imported lazily so the parent never imports pytest for it)."""
+    from mu2py.score.session import host
+
+    host(spec, serve)
+
+
+def deadline(unit: dict[str, Any]) -> float:
+    """Seconds a unit may take before its worker is killed (the baseline has none)."""
+    # the per-test timeouts interrupt Python code; this backstop kills a worker stuck inside C
+    if unit["kind"] == "baseline":
+        return float("inf")  # the original suite's own time is what the baseline measures
+    return float(unit.get("timeout") or sum(entry[1] for entry in unit["tests"])) + 30.0

@@ -1,0 +1,92 @@
+"""One collected test run from its fresh start under a timeout: "passed", "failed", "timeout" or "busy".
+
+The timeout is SIGALRM on the real-time interval timer; its handler notes that it fired and raises
+the engine's `Timeout` inside the test, which pytest reports as the test's failure (teardown still
+runs, without a second alarm).  A `@given` test's examples each get a shorter alarm of their own
+(see `given`), and a test waiting to bind a fixed address pauses the timer meanwhile (see `ports`).
+
+Invariants: after `run_test` the timer is cancelled and the SIGALRM handler in place before it
+is back; the outcome is "timeout" exactly when the alarm fired during the run; an alarm that
+fired outside a `@given` example (maybe inside pytest's own bookkeeping) asks for the worker to
+be replaced.
+"""
+
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+from mu2py.engine.runs import Timeout
+from mu2py.engine.workers import request_restart
+from mu2py.score import given, hosted, ports
+from mu2py.score.params import restore_params
+
+EXAMPLE_TIMEOUT = 1.0  # the least time one example of a @given test gets under a judged run
+last_skipped = False  # the latest `run_test` passed by skipping (a skip or skipif mark, pytest.skip())
+_fired = False  # the alarm of the running test fired
+_subtest_failed = False  # a subtest of the test `run_test` is running failed (see `note_report`)
+_testing = False  # `run_test` is running a test
+
+
+def note_report(report: Any) -> None:
+    """Note a test report logged while `run_test` runs (the session's `pytest_runtest_logreport`)."""
+    # `run_test` does not log its test's own reports: what is logged while it runs comes from inside the
+    # test, a subtest (unittest's `self.subTest`, the `subtests` fixture) reported on its own.  pytest 9
+    # leaves the test's call report passed when one fails; a plain run fails, and so must a judged run
+    global _subtest_failed
+    if report.failed and not hasattr(report, "wasxfail"):
+        _subtest_failed = True
+
+
+def note_bind(address: Any) -> None:
+    """A socket is being bound (the session's audit hook): a running test's fixed address takes the bind lock."""
+    if _testing and ports.fixed_address(address):
+        ports.hold()  # until the test ends: no other worker's test binds meanwhile (see `ports`)
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    global _fired
+    _fired = True
+    given.on_alarm()
+    raise Timeout()
+
+
+def run_test(item: Any, timeout: float | None) -> str:
+    """Run one collected test from its fresh start (`hosted.fresh_start`): "passed", "failed" (any phase),
+    "timeout", or "busy" when it gave up waiting to bind a fixed address (see `ports`: the run says nothing)."""
+    from _pytest.runner import runtestprotocol
+
+    state = hosted.state()
+    hosted.fresh_start(state)
+    restore_params(state.params, item)
+    global _fired, _subtest_failed, _testing, last_skipped
+    _fired = _subtest_failed = last_skipped = ports.busy = False
+    given.fired_outside = False
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    if timeout:
+        # a @given test's examples: each at most a fifth of the whole (twice the original's full run)
+        given.limit = max(EXAMPLE_TIMEOUT, timeout / 5)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+    _testing = True
+    try:
+        reports = runtestprotocol(item, nextitem=None, log=False)
+    except (Timeout, ports.Busy):
+        reports = []
+    except Exception:  # noqa: BLE001 - pytest's own reporting broke (a mutant disturbed what it relies on)
+        request_restart()
+        return "failed"  # checked on the original by the caller, then judged in a fresh interpreter
+    finally:
+        _testing = False
+        given.limit = None
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        ports.release()
+    if ports.busy:
+        return "busy"
+    if _fired:
+        if given.fired_outside:
+            request_restart()  # the alarm may have interrupted pytest's own bookkeeping
+        return "timeout"
+    failed = _subtest_failed or any(r.failed for r in reports)
+    last_skipped = not failed and any(r.skipped for r in reports)
+    return "failed" if failed else "passed"

@@ -1,0 +1,256 @@
+"""The units a score worker serves against its hosted suite, and the verdict each returns.
+
+- `baseline`: run every test on the original with probes swapped in; per test, its
+  outcome, time, the mutation sites it reached and the mutants it infected;
+- `mutant`: swap one mutant's code in, run the given tests (fast first) until one fails;
+- `reexec`: a module-level mutant, its module body re-run in the live namespace (`reload`);
+- `isolated`: the suite in a fresh interpreter with the mutated module imported from source
+  (see `isolated`).
+
+Invariants: after every unit the live modules hold their original code and the worker's copy
+of the project holds the original files; a kill stands only if its test passes on the restored
+original (else the unit asks to be retried on a new worker); a unit that cannot guarantee the
+first (a timeout interrupting pytest itself) asks for its worker to be replaced.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mu2py.engine.swap import SwapError
+from mu2py.engine.workers import request_restart
+from mu2py.score import hosted, ports, runner
+from mu2py.score.isolated import isolated
+from mu2py.score.reload import ReloadError, reload_in_place
+from mu2py.score.runner import run_test
+
+
+def baseline(unit: dict[str, Any]) -> dict[str, Any]:
+    """Run every test on the original under probes; per test: outcome, seconds, reached sites, infected mutants."""
+    state = hosted.state()
+    if state.error:
+        return {"error": state.error}
+    program = state.program
+    assert program is not None
+    recorder = program.probe_recorder()
+    functions = recorder.functions()
+    unprobed: list[str] = []
+    sources = program.instrumented_sources()
+    for info in program.target.modules:
+        if info.name in state.unimportable:
+            continue
+        swap = state.swaps[info.name]
+        vars(swap.module).update(functions)
+        probed = compile(sources[info.name], info.file, "exec", dont_inherit=True)
+        unprobed.extend(f"{info.name}:{q}" for q in swap.apply_best_effort(probed))
+    tests = []
+    state.opened = set()
+    try:
+        for nodeid, item in state.items.items():
+            recorder.reset()
+            start = time.perf_counter()
+            outcome = run_test(item, None)
+            seconds = time.perf_counter() - start
+            recorder.finish()
+            tests.append({"nodeid": nodeid, "outcome": outcome, "skipped": runner.last_skipped, "seconds": seconds,
+                          "reached": sorted(recorder.reached), "infected": sorted(recorder.infected)})
+    finally:
+        for info in program.target.modules:
+            if info.name in state.unimportable:
+                continue
+            swap = state.swaps[info.name]
+            swap.restore()
+            for name in functions:
+                vars(swap.module).pop(name, None)
+    # a test failing under probes is re-run plainly: only a failure on the true original stops the score
+    for test in tests:
+        if test["outcome"] != "passed":
+            hosted.restore_tree(state)
+            test["outcome"] = run_test(state.items[test["nodeid"]], None)
+            test["probes_unreliable"] = True
+    volatile = hosted.restore_tree(state)  # files the original suite itself changes: no sign of a mutant
+    # every test once more on the original, in reverse order: a test that then fails cannot judge a mutant
+    # in this process (it consumed a generator it was given, or leans on state an earlier test left); it
+    # runs in a fresh interpreter instead (see `_judged_fresh`)
+    for test in reversed(tests):
+        if test["outcome"] == "passed" and run_test(state.items[test["nodeid"]], None) != "passed":
+            test["repeatable"] = False
+        volatile.extend(hosted.restore_tree(state))
+    opened, state.opened = sorted(state.opened), None
+    return {"tests": tests, "unprobed": unprobed, "opened": opened, "volatile": sorted(set(volatile)),
+            "unimportable": dict(state.unimportable), "modules": list(state.spec.modules)}
+
+
+def _compiled(state: hosted.Host, index: int) -> tuple[Any, Any]:
+    """The mutant record and its compiled module code, or a compile-error verdict in place of the code."""
+    program = state.program
+    assert program is not None
+    m = program.mutants[index]
+    try:
+        return m, compile(program.mutant_source(m.id), m.file, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return m, {"status": "killed", "killed_by": f"<compile error: {exc.msg}>", "tests_run": 0}
+
+
+def _run_tests(state: hosted.Host, tests: list[tuple[str, float]], survived: dict[str, Any]) -> dict[str, Any]:
+    """Run `tests` (node id, timeout) until one fails or times out; `survived` is the verdict if none does."""
+    for run, (nodeid, timeout, position) in enumerate(tests, start=1):
+        outcome = run_test(hosted.item(state, nodeid, position), timeout)
+        if outcome == "busy":
+            return _busy(nodeid)
+        if outcome != "passed":
+            return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid, "tests_run": run,
+                    "position": position}
+    return dict(survived, tests_run=len(tests))
+
+
+def _checked(state: hosted.Host, verdict: dict[str, Any]) -> dict[str, Any]:
+    """A kill stands only if its test passes on the restored original; else this worker's state is corrupt."""
+    if verdict["status"] != "killed":
+        return verdict
+    outcome = run_test(hosted.item(state, verdict["killed_by"], verdict.get("position")), None)
+    if outcome == "busy":
+        return _busy(verdict["killed_by"])
+    if outcome != "passed":
+        request_restart()
+        return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
+    return verdict
+
+
+def _busy(nodeid: str) -> dict[str, Any]:
+    """No verdict: the test waited past the unit's budget to bind a fixed address (the unit runs again later)."""
+    return {"status": "retry", "why": f"{nodeid} waited too long for another worker's test to let go of an address"}
+
+
+def mutant(unit: dict[str, Any]) -> dict[str, Any]:
+    """Run one mutant against `unit["tests"]` (nodeids with timeouts) until a test fails or times out."""
+    state = hosted.state()
+    m, code = _compiled(state, unit["index"])
+    if isinstance(code, dict):
+        return code
+    swap = state.swaps[m.module]
+    try:
+        swap.apply(code)
+    except SwapError as exc:
+        return {"status": "isolate", "why": str(exc)}
+    try:
+        verdict = _run_tests(state, unit["tests"], {"status": "survived", "killed_by": None})
+    finally:
+        swap.restore()
+        damaged = hosted.restore_tree(state)
+    return _judged_fresh(unit, _checked(state, verdict), damaged)
+
+
+def _judged_fresh(unit: dict[str, Any], verdict: dict[str, Any], damaged: list[str]) -> dict[str, Any]:
+    """A survivor of the in-process tests still faces the tests that cannot run twice in one process; and one
+    whose tests deleted or changed project files (which the next tests of a plain run would find so) faces
+    the whole suite in a fresh interpreter."""
+    damaged = [d for d in damaged if d not in unit.get("volatile", ())]
+    if verdict["status"] == "survived" and damaged:
+        return {"status": "isolate", "why": f"its tests changed {', '.join(damaged[:3])}",
+                "tests_run": verdict.get("tests_run", 0)}
+    fresh = [nodeid for nodeid, _ in unit.get("fresh", [])]
+    if verdict["status"] == "survived" and fresh:
+        return {"status": "isolate", "why": f"{len(fresh)} tests cannot run twice in one process",
+                "only": fresh, "tests_run": verdict.get("tests_run", 0)}
+    return verdict
+
+
+def reexec(unit: dict[str, Any]) -> dict[str, Any]:
+    """A module-level mutant in-process: the mutated module body re-run in place, changes carried over.
+
+    See `reload`: without doubts the live state is the one a fresh import of the mutant
+    gives, and the verdict stands; with a doubt (something computed from the original at
+    import time that cannot be redone) the mutant runs in a fresh interpreter instead.
+    """
+    state = hosted.state()
+    m, code = _compiled(state, unit["index"])
+    if isinstance(code, dict):
+        return code
+    graph, modules = hosted.import_graph(state)
+    executed = _executed(state)  # recorded on the original, before any reload in this worker
+    if executed is None:
+        return _busy("a test")
+    try:
+        assert state.containers is not None
+        reloaded = reload_in_place(sys.modules[m.module], code, graph, modules,
+                                   [*state.containers.holders(), state.locals_, *state.locals_],
+                                   state.ran_at_collection)
+    except ReloadError as exc:
+        return {"status": "isolate", "why": f"cannot reload in place ({exc})"}
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a module body that raises (or exits) fails every importer
+        # no verdict without a test run: the suite, importing the mutant afresh, says how it fails
+        return {"status": "isolate", "why": f"its module body raised {type(exc).__name__}"}
+    try:
+        tests = unit["tests"]
+        if reloaded.observable_by_name:
+            # only the tests that ran code able to see a change: a changed function, or a read by name
+            # of something rebound (see `Reload.observed_by`); every test clears the memo caches itself
+            observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c)}
+            tests = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers]
+            unit = dict(unit, fresh=[f for f in unit.get("fresh", []) if f[1] >= len(executed)
+                                     or executed[f[1]] & observers])
+        verdict = _run_tests(state, tests, {"status": "survived", "killed_by": None})
+    finally:
+        reloaded.restore()
+        damaged = hosted.restore_tree(state)
+    verdict = _checked(state, verdict)
+    if reloaded.doubts and verdict["status"] in ("killed", "survived", "timeout"):
+        # the live state mixed original and mutant objects: neither verdict is the mutant's own, but the
+        # test that failed here is the likeliest to fail in the fresh interpreter, so it goes first there
+        first = [verdict["killed_by"]] if verdict["status"] == "killed" and verdict.get("tests_run") else []
+        return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}", "first": first}
+    return _judged_fresh(unit, verdict, damaged)
+
+
+def _executed(state: hosted.Host) -> list[frozenset[Any]] | None:
+    """Per test, in collection order, the code objects from under the project root it runs (recorded once per
+    worker, each test from its fresh start, by running the suite on the original under a profile hook); None
+    when a test gave up waiting to bind (a record cut short would hide the code the test runs)."""
+    if state.executed is None:
+        _, modules = hosted.import_graph(state)
+        files = {f for m in modules.values() for f in (m.__file__, os.path.realpath(m.__file__ or ""))}
+        executed = []
+        for item in state.order:
+            seen: set[Any] = set()
+
+            def record(frame: Any, event: str, arg: Any, seen: set[Any] = seen) -> None:
+                if event == "call" and frame.f_code.co_filename in files:
+                    seen.add(frame.f_code)
+
+            sys.setprofile(record)
+            try:
+                outcome = run_test(item, None)
+            finally:
+                sys.setprofile(None)
+            if outcome == "busy":
+                hosted.restore_tree(state)
+                return None
+            executed.append(frozenset(seen))
+        state.executed = executed
+        hosted.restore_tree(state)
+    return state.executed
+
+
+UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "baseline": baseline, "mutant": mutant, "reexec": reexec, "isolated": isolated,
+}
+
+
+def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
+    """Dispatch a unit by its `kind` (the function every score worker runs); the result says how long it took."""
+    start = time.perf_counter()
+    # the baseline has no deadline; every other unit's allows its tests' timeouts and 30 s more
+    ports.new_unit(math.inf if unit["kind"] == "baseline" else ports.WAIT_BUDGET)
+    try:
+        result = UNITS[unit["kind"]](unit)
+    finally:
+        if hosted.HOST is not None:
+            hosted.restore_tree(hosted.HOST)
+    result.setdefault("seconds", round(time.perf_counter() - start, 4))
+    return result
