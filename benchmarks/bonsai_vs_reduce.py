@@ -44,7 +44,7 @@ from bonsai.generator import BoundedGenerator  # noqa: E402
 from bonsai.grammar import Grammar, load_grammar  # noqa: E402
 from bonsai.lattice import run_lattice  # noqa: E402
 from bonsai.target import function_target  # noqa: E402
-from mu2py.cli.fuzz import parse_duration  # noqa: E402
+from mu2py.cli.argtypes import parse_duration  # noqa: E402
 from mu2py.engine.runs import run  # noqa: E402
 from mu2py.feedback.coverage import corpus_coverage  # noqa: E402
 from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer  # noqa: E402

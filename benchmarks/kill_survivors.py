@@ -87,7 +87,7 @@ def score(root: Path, paths: str, tests: list[str], workers: int) -> dict[str, A
                           capture_output=True, text=True, env=_env(str(root)))
     if proc.returncode != 0:
         return {"error": proc.stderr.strip()[-300:]}
-    from mu2py.survivors.command import score_figures
+    from mu2py.cli.kill import score_figures
 
     return score_figures(json.loads(proc.stdout))
 
@@ -111,7 +111,7 @@ def _pct(figure: dict[str, Any]) -> str:
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
-    from mu2py.cli.fuzz import parse_duration
+    from mu2py.cli.argtypes import parse_duration
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--package", choices=sorted(PACKAGES), default="roman")

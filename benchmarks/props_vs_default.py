@@ -28,9 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from mu2py.cli.fuzz import parse_duration
-from mu2py.props.command import spec_for
-from mu2py.props.run import PropsConfig, props
+from mu2py.cli.argtypes import parse_duration
+from mu2py.props.run import PropsConfig, props, spec_for
 
 MIRROR = Path("/work/.mirror/jab+bidict/repo")
 TESTS = {

@@ -83,7 +83,7 @@ def _targets(text: str | None) -> tuple[str, ...] | None:
 def run_run(args: argparse.Namespace) -> int:
     """Run the lattice and print per-node statistics, the final corpus and any failures; returns the exit status."""
     from bonsai.lattice import run_lattice
-    from mu2py.cli.fuzz import parse_duration
+    from mu2py.cli.argtypes import parse_duration
     from mu2py.errors import UserError
 
     targets = _targets(args.targets)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import re
+
+from mu2py.errors import UserError
 
 
 def positive_int(text: str) -> int:
@@ -59,3 +62,13 @@ def mutant_filter(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("bad filter ").split(":")[0] +
                                          " is not a filter: use least-executed:K, random:K or random:P%") from None
     return text
+
+
+def parse_duration(text: str) -> float:
+    """`90`, `90s`, `5m`, `1h`, `1h30m` as seconds."""
+    if re.fullmatch(r"\d+(\.\d+)?", text):
+        return float(text)
+    parts = re.findall(r"(\d+(?:\.\d+)?)([hms])", text)
+    if not parts or "".join(a + b for a, b in parts) != text:
+        raise UserError(f"bad duration {text!r}: use e.g. 30s, 5m, 1h")
+    return sum(float(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -15,20 +14,10 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
-from mu2py.cli.argtypes import mutant_filter, positive_int
+from mu2py.cli.argtypes import mutant_filter, parse_duration, positive_int
 from mu2py.cli.report import print_mutation_report
 from mu2py.errors import UserError
 from mu2py.store.atomic import write_json
-
-
-def parse_duration(text: str) -> float:
-    """`90`, `90s`, `5m`, `1h`, `1h30m` as seconds."""
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        return float(text)
-    parts = re.findall(r"(\d+(?:\.\d+)?)([hms])", text)
-    if not parts or "".join(a + b for a, b in parts) != text:
-        raise UserError(f"bad duration {text!r}: use e.g. 30s, 5m, 1h")
-    return sum(float(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts)
 
 
 def _share(text: str) -> float:

@@ -169,11 +169,11 @@ def build_parser() -> argparse.ArgumentParser:
     _evaluation_args(p)
     p.set_defaults(run=_mutate, own_stdout=True)
 
+    from mu2py.cli.corpus import add_corpus_command
     from mu2py.cli.fuzz import add_commands
-    from mu2py.props.command import add_props_command
-    from mu2py.score.command import add_score_command
-    from mu2py.survivors.command import add_kill_command
-    from mu2py.testgen.regression import add_corpus_command
+    from mu2py.cli.kill import add_kill_command
+    from mu2py.cli.props import add_props_command
+    from mu2py.cli.score import add_score_command
 
     add_commands(sub, _evaluation_args, _prefixes)
     add_score_command(sub)

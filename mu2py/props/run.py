@@ -18,6 +18,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from mu2py.engine.workers import Lost, Processes, WorkerError
@@ -25,6 +26,7 @@ from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
 from mu2py.score.pools import host_entry
 from mu2py.score.spec import SuiteSpec, build_program
+from mu2py.target.project import load_config, modules_to_mutate
 
 FUZZ_LEAST_SHARE = 0.25  # under --time, fuzzing gets at least this share of a test's budget
 DEFAULT_SLICE = 4  # the fewest mutants of one test's default runs sent to a worker at once
@@ -235,3 +237,14 @@ def _mutant_table(program: Program, entries: list[dict[str, Any]]) -> dict[str, 
     wanted = {m for e in entries for m in e["survivors"]}
     return {m.id: {"file": m.file, "line": m.line, "original": m.original, "mutated": m.mutated,
                    "operator": m.operator} for m in program.mutants if m.id in wanted}
+
+
+def spec_for(root: Path, package: str | None, paths: list[str] | None, tests: list[str]) -> Any:
+    """The SuiteSpec of a project: what to mutate from the options or `[tool.mu2py]`, pytest run at `root`."""
+    config = load_config(root)
+    modules, files, sys_path = modules_to_mutate(root, config, package, paths, list(config.get("skip", [])))
+    # pytest collects the given test paths (a node id narrows to its file; props selects the tests itself)
+    files_to_collect = sorted({t.split("::")[0] for t in tests}) or list(config.get("tests") or [])
+    return SuiteSpec(root=str(root), pytest_args=(*files_to_collect, *config.get("pytest_args", [])),
+                     modules=tuple(modules), files=tuple(files), sys_path=tuple(sys_path),
+                     skip_patterns=tuple(config.get("skip_lines", [])))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mu2py.score.cache import VerdictCache
-    from mu2py.score.scoring import ScoreConfig, ScoreRun
+    from mu2py.score.config import ScoreConfig, ScoreRun
 
 OUT_OF_SCOPE = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "out_of_scope"}
 

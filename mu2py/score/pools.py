@@ -16,7 +16,7 @@ from mu2py.score.spec import SuiteSpec
 from mu2py.score.units import run_unit
 
 if TYPE_CHECKING:
-    from mu2py.score.scoring import ScoreConfig
+    from mu2py.score.config import ScoreConfig
 
 
 def open_pool(spec: SuiteSpec, config: ScoreConfig) -> Any:

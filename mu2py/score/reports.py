@@ -12,7 +12,7 @@ from mu2py.errors import UserError
 from mu2py.score.spec import SuiteSpec, test_files
 
 if TYPE_CHECKING:
-    from mu2py.score.scoring import ScoreRun
+    from mu2py.score.config import ScoreRun
 
 STATUSES = ("killed", "survived", "timeout", "no_coverage")
 UNDETECTED = ("survived", "no_coverage")  # what the score counts against the suite

@@ -21,60 +21,18 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from mu2py.engine.workers import Lost, WorkerError
 from mu2py.errors import UserError
-from mu2py.mutants.catalog import Program
 from mu2py.score import pools
 from mu2py.score.cache import VerdictCache, digest, tests_digest
+from mu2py.score.config import ScoreConfig, ScoreRun
 from mu2py.score.plan import OUT_OF_SCOPE, isolated_unit, plan
 from mu2py.score.reports import identifiers
-from mu2py.score.scope import Scope
 from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.score.units import run_unit
-
-
-@dataclass
-class ScoreConfig:
-    """How to score: workers, pruning, timeouts, and where the verdict cache lives."""
-
-    workers: int = 1
-    pruning: str = "infection"
-    timeout_factor: float = 10.0
-    min_timeout: float = 1.0
-    cache: Path | None = None
-    cluster: str | None = None  # a Dask address (tcp://HOST:PORT or local:N): units travel in shards
-    shard_size: int = 25
-    import_time: str = "reload"  # import-time mutants: "reload" in place, "fresh" interpreter each, or "skip"
-    scope: Scope = field(default_factory=Scope)  # --since and --shard: the mutants this run judges
-
-
-@dataclass
-class ScoreRun:
-    """The state of one scoring run (also what progress callbacks see)."""
-
-    program: Program
-    verdicts: dict[int, dict[str, Any]] = field(default_factory=dict)
-    tests: list[dict[str, Any]] = field(default_factory=list)
-    seconds: float = 0.0
-    baseline_seconds: float = 0.0
-    test_names: frozenset[str] = frozenset()  # identifiers the test files use (for the survivors' triage)
-    unimportable: dict[str, str] = field(default_factory=dict)  # module -> why the tests cannot import it here
-    selected: set[int] | None = None  # indices of the mutants in scope (None: every one)
-    scope: dict[str, Any] = field(default_factory=dict)  # the scope as the report states it
-
-    @property
-    def cached(self) -> int:
-        """Verdicts taken from the cache."""
-        return sum(1 for v in self.verdicts.values() if v.get("cached"))
-
-    @property
-    def pruned_infection(self) -> int:
-        """Survivors proved by infection analysis, without running."""
-        return sum(1 for v in self.verdicts.values() if v.get("pruned") == "infection")
 
 
 def score(spec: SuiteSpec, config: ScoreConfig,

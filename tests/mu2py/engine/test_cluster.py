@@ -70,9 +70,10 @@ def test_killing_a_worker_mid_run_loses_nothing(cluster):
 
 
 def test_score_on_cluster_equals_local_workers(cluster, tmp_path, capsys):
+    from mu2py.score.config import ScoreConfig
     from mu2py.score.pools import ShardedPool
     from mu2py.score.reports import report
-    from mu2py.score.scoring import ScoreConfig, score
+    from mu2py.score.scoring import score
     from mu2py.score.spec import SuiteSpec
 
     spec = SuiteSpec(root=str(SAMPLE), pytest_args=("tests",), modules=("sample_pkg.extra",),

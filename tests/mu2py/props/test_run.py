@@ -103,8 +103,7 @@ def test_a_saved_kill_is_replayed_by_plain_pytest_and_fails_the_mutated_build(re
 
 
 def test_same_seed_and_trials_give_the_same_campaign(project: Path) -> None:
-    from mu2py.props.command import spec_for
-    from mu2py.props.run import PropsConfig, props
+    from mu2py.props.run import PropsConfig, props, spec_for
 
     def campaign(seed: int) -> list:
         # the default runs are left out here (they are Hypothesis's own, with its seed forced): only fuzzing
@@ -120,7 +119,7 @@ def test_same_seed_and_trials_give_the_same_campaign(project: Path) -> None:
 def test_terminal_and_html_reports_name_the_weak_property_and_the_examples(report: dict, project: Path) -> None:
     from rich.console import Console
 
-    from mu2py.props.command import print_report
+    from mu2py.cli.props import print_report
 
     console = Console(record=True, width=200)
     print_report(console, report)

@@ -11,23 +11,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mu2py.cli.argtypes import add_project_arguments, count, positive_int
-from mu2py.cli.fuzz import parse_duration
+from mu2py.cli.argtypes import add_project_arguments, count, parse_duration, positive_int
 from mu2py.errors import UserError
-from mu2py.score.command import load_config, modules_to_mutate
-
-
-def spec_for(root: Path, package: str | None, paths: list[str] | None, tests: list[str]) -> Any:
-    """The SuiteSpec of a project: what to mutate from the options or `[tool.mu2py]`, pytest run at `root`."""
-    from mu2py.score.spec import SuiteSpec
-
-    config = load_config(root)
-    modules, files, sys_path = modules_to_mutate(root, config, package, paths, list(config.get("skip", [])))
-    # pytest collects the given test paths (a node id narrows to its file; props selects the tests itself)
-    files_to_collect = sorted({t.split("::")[0] for t in tests}) or list(config.get("tests") or [])
-    return SuiteSpec(root=str(root), pytest_args=(*files_to_collect, *config.get("pytest_args", [])),
-                     modules=tuple(modules), files=tuple(files), sys_path=tuple(sys_path),
-                     skip_patterns=tuple(config.get("skip_lines", [])))
+from mu2py.props.run import spec_for
 
 
 def _table(report: dict[str, Any]) -> Table:

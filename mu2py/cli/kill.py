@@ -42,8 +42,9 @@ DETECTED = ("killed", "timeout")
 
 
 def _score_report(spec: Any, workers: int, cache: Path | None) -> dict[str, Any]:
+    from mu2py.score.config import ScoreConfig
     from mu2py.score.reports import report
-    from mu2py.score.scoring import ScoreConfig, score
+    from mu2py.score.scoring import score
 
     return report(score(spec, ScoreConfig(workers=workers, cache=cache)))
 
@@ -173,13 +174,13 @@ def _figure(f: dict[str, Any]) -> str:
 
 
 def _kill(args: argparse.Namespace, console: Console) -> int:
-    from mu2py.cli.fuzz import parse_duration
-    from mu2py.score.command import load_config, modules_to_mutate
+    from mu2py.cli.argtypes import parse_duration
     from mu2py.score.spec import SuiteSpec
     from mu2py.store.atomic import DirectoryLock, write_json
     from mu2py.survivors.aim import aim
     from mu2py.survivors.equivalents import rank
     from mu2py.survivors.seeds import record_seeds, seeded
+    from mu2py.target.project import load_config, modules_to_mutate
     from mu2py.testgen.regression import split_budget
     from mu2py.testgen.signatures import infer_named
 
