@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mu2py.cli.argtypes import mutant_filter, parse_duration, positive_int
+from mu2py.cli.progress import Throttle
 from mu2py.cli.report import print_mutation_report
 from mu2py.errors import UserError
 from mu2py.store.atomic import write_json
@@ -59,16 +60,12 @@ def _progress_line(fuzzer: Any) -> str:
             f"coverage {len(fuzzer.coverage)} lines+branches{killed}; failures {s.failures}")
 
 
-PROGRESS_EVERY = 5.0  # seconds between plain progress lines
-
-
 def _plain_progress(console: Console) -> Callable[[Any], None]:
-    last = [time.perf_counter()]
+    throttle = Throttle()
+    throttle.due()  # the first line comes after PROGRESS_EVERY seconds, not at once
 
     def show(fuzzer: Any) -> None:
-        now = time.perf_counter()
-        if now - last[0] >= PROGRESS_EVERY:
-            last[0] = now
+        if throttle.due():
             console.print(_progress_line(fuzzer))
 
     return show

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mu2py.cli.argtypes import percent, positive_int
+from mu2py.cli.progress import below_fail_under
 from mu2py.errors import UserError
 
 Command = Callable[[argparse.Namespace, Console], int]
@@ -38,13 +39,10 @@ class _Parser(argparse.ArgumentParser):
 
 def below_threshold(console: Console, summary: dict[str, Any], fail_under: float | None) -> bool:
     """Whether the score of a `mutate`-shaped summary is below --fail-under (printed as one line if so)."""
-    if fail_under is None:
-        return False
-    score = 100 * summary["killed"] / summary["total"] if summary["total"] else 100.0
-    if score >= fail_under:
-        return False
-    console.print(f"mutation score {score:.1f}% is below --fail-under {fail_under:g}%")
-    return True
+    shortfall = below_fail_under(100 * summary["killed"] / summary["total"] if summary["total"] else 100.0, fail_under)
+    if shortfall:
+        console.print(shortfall)
+    return shortfall is not None
 
 
 def _mutants(args: argparse.Namespace, console: Console) -> int:

@@ -6,7 +6,6 @@ import argparse
 import difflib
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +14,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from mu2py.cli.argtypes import add_project_arguments, percent, positive_int
+from mu2py.cli.progress import Throttle, below_fail_under
 from mu2py.errors import UserError
 from mu2py.score.scope import shard_arg
 from mu2py.target.project import load_config, modules_to_mutate
-
-PROGRESS_EVERY = 5.0  # seconds between progress lines when stdout is not a terminal
 
 
 def _diff(program: Any, mutant_id: str) -> str:
@@ -91,15 +89,11 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         # no terminal (a CI log, a pipe): plain lines, one per phase change and then every few seconds,
         # to stderr when stdout carries the JSON report
         stream = sys.stderr if args.json else sys.stdout
-        started = time.monotonic()
-        last = {"at": -1e9, "phase": ""}
+        throttle = Throttle()
 
         def plain(s: Any, phase: str) -> None:
-            now = time.monotonic()
-            if phase == last["phase"] and now - last["at"] < PROGRESS_EVERY:
-                return
-            last.update(at=now, phase=phase)
-            print(f"{line(s, phase)}, {now - started:.0f} s", file=stream, flush=True)
+            if throttle.due(phase):
+                print(f"{line(s, phase)}, {throttle.elapsed:.0f} s", file=stream, flush=True)
 
         state = score(spec, score_config, plain)
     result = report(state)
@@ -190,13 +184,11 @@ def _ci_outputs(result: dict[str, Any], args: argparse.Namespace, root: Path, co
 
 def _below(result: dict[str, Any], args: argparse.Namespace) -> int:
     """Exit code 1 (as `mutate`) with one line on stderr when the score is under `--fail-under` (else 0)."""
-    if args.fail_under is None or result["summary"]["score"] is None:
-        return 0  # no mutant to judge (a --since run whose change touches none) is no shortfall
-    score = 100 * result["summary"]["score"]
-    if score < args.fail_under:
-        print(f"mu2py: score {score:.1f}% is below --fail-under {args.fail_under:g}%", file=sys.stderr)
-        return 1
-    return 0
+    score = result["summary"]["score"]
+    shortfall = below_fail_under(None if score is None else 100 * score, args.fail_under)
+    if shortfall:
+        print(f"mu2py: {shortfall}", file=sys.stderr)
+    return 1 if shortfall else 0
 
 
 def add_score_command(sub: Any) -> None:

@@ -82,9 +82,9 @@ def test_a_fifo_as_input_is_named_as_such(tmp_path, capsys):
 
 
 def test_piped_fuzz_prints_progress_lines_and_judges_a_coverage_corpus(tmp_path, capsys, monkeypatch):
-    import mu2py.cli.fuzz
+    import mu2py.cli.progress
 
-    monkeypatch.setattr(mu2py.cli.fuzz, "PROGRESS_EVERY", 0.5)
+    monkeypatch.setattr(mu2py.cli.progress, "PROGRESS_EVERY", 0.5)
     out = tmp_path / "o"
     # 6 s: under CI's load the first trial alone has taken 2 s, leaving a 3 s budget one progress line
     assert main(["fuzz", JSON, "--guidance", "coverage", "--time", "6s", "--out", str(out)]) in (0, 3)
