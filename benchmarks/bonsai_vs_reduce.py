@@ -47,7 +47,8 @@ from bonsai.target import function_target  # noqa: E402
 from mu2py.cli.argtypes import parse_duration  # noqa: E402
 from mu2py.engine.runs import run  # noqa: E402
 from mu2py.feedback.coverage import corpus_coverage  # noqa: E402
-from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer  # noqa: E402
+from mu2py.fuzz.config import FuzzConfig  # noqa: E402
+from mu2py.fuzz.fuzzer import Fuzzer  # noqa: E402
 
 DEFAULT_GRAMMAR = "grammars/json.lark"
 DEFAULT_TARGET = "targets.json_decoder.driver:parse"

@@ -38,7 +38,8 @@ from bonsai.grammar import load_grammar  # noqa: E402
 from bonsai.target import function_target  # noqa: E402
 from mu2py.engine.runs import Status, Timeout, run  # noqa: E402
 from mu2py.feedback.analysis import Analysis  # noqa: E402
-from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer  # noqa: E402
+from mu2py.fuzz.config import FuzzConfig  # noqa: E402
+from mu2py.fuzz.fuzzer import Fuzzer  # noqa: E402
 from mu2py.mutants.catalog import Program  # noqa: E402
 from mu2py.target.modules import Target  # noqa: E402
 

@@ -91,7 +91,8 @@ def run_node(grammar_path: str, target_spec: str, node: Node, seeds: list[tuple[
     finished = read_done(out, node)
     if finished is not None:
         return finished
-    from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer  # imported here: a resume that runs no node never pays for it
+    from mu2py.fuzz.config import FuzzConfig
+    from mu2py.fuzz.fuzzer import Fuzzer  # imported here: a resume that runs no node never pays for it
 
     generator = BoundedGenerator(_grammar(grammar_path, start), Bounds(*node), start=start)
     target = function_target(target_spec, generator, modules=modules)

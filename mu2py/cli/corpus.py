@@ -114,7 +114,7 @@ def _fuzz_all(args: argparse.Namespace, console: Console, chosen: list[Any], sec
               out: Path, sys_path: list[str]) -> dict[str, Outcome]:
     """Fuzz every chosen function (fanned out over `--workers`), printing each one as it finishes."""
     from mu2py.engine.workers import Lost, executor
-    from mu2py.fuzz.fuzzer import FuzzConfig
+    from mu2py.fuzz.config import FuzzConfig
 
 
     per_trials, per_seconds = split_budget(args.trials, seconds, len(chosen), args.workers)

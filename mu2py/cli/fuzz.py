@@ -72,7 +72,8 @@ def _plain_progress(console: Console) -> Callable[[Any], None]:
 
 
 def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
-    from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer
+    from mu2py.fuzz.config import FuzzConfig
+    from mu2py.fuzz.fuzzer import Fuzzer
     from mu2py.inputs.generators import source_for
     from mu2py.inputs.replay import CHOICES_SUFFIX
     from mu2py.target.modules import resolve_target

@@ -19,7 +19,8 @@ from typing import Any
 
 from mu2py.engine.workers import Lost, executor
 from mu2py.errors import UserError
-from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer, FuzzResult
+from mu2py.fuzz.config import FuzzConfig, FuzzResult
+from mu2py.fuzz.fuzzer import Fuzzer
 from mu2py.inputs.generators import source_for
 from mu2py.store.atomic import DirectoryLock, write_atomic, write_json
 from mu2py.store.corpus import Corpus

@@ -49,7 +49,8 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
     A function whose arguments cannot be drawn, or whose target raises while loading, gives
     a Campaign with `error` set and no kills.
     """
-    from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer
+    from mu2py.fuzz.config import FuzzConfig
+    from mu2py.fuzz.fuzzer import Fuzzer
     from mu2py.testgen.function_driver import function_target
 
     found = Campaign(spec.qualname, spec)

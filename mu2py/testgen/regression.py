@@ -92,7 +92,8 @@ def spec_of(module: str, function: str, strategies: str | None, constants: bool)
 
 def run_function(unit: dict[str, Any]) -> dict[str, Any]:
     """Fuzz one function (a work unit: runs in this process or in a worker): resume, fuzz, summarize."""
-    from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer
+    from mu2py.fuzz.config import FuzzConfig
+    from mu2py.fuzz.fuzzer import Fuzzer
     from mu2py.testgen.function_driver import function_target
 
 

@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from mu2py.feedback.analysis import Analysis
-from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer
+from mu2py.fuzz.config import FuzzConfig
+from mu2py.fuzz.fuzzer import Fuzzer
 from mu2py.mutants.catalog import Program
 from mu2py.target.modules import resolve_target
 

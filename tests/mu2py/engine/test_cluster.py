@@ -133,7 +133,7 @@ def test_bonsai_lattice_on_cluster_equals_local(cluster, tmp_path):
 
 def test_fuzz_campaigns_on_cluster_equal_local(cluster, tmp_path):
     from mu2py.fuzz.campaigns import run_parallel
-    from mu2py.fuzz.fuzzer import FuzzConfig
+    from mu2py.fuzz.config import FuzzConfig
 
     sort = "targets.insertion_sort.driver:sort"
     merged = []

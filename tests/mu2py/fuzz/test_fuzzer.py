@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from mu2py.errors import UserError
-from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer
+from mu2py.fuzz.config import FuzzConfig
+from mu2py.fuzz.fuzzer import Fuzzer
 from mu2py.target.modules import resolve_target
 
 

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mu2py.fuzz.tried as tried_module
-from mu2py.fuzz.fuzzer import FuzzConfig, Fuzzer
+from mu2py.fuzz.config import FuzzConfig
+from mu2py.fuzz.fuzzer import Fuzzer
 from mu2py.fuzz.tried import Tried
 from mu2py.inputs.generators import StrategySource
 from mu2py.inputs.mutator import havoc

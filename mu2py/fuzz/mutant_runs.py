@@ -1,0 +1,123 @@
+"""The mutant runs of a mutation-guided campaign: on which inputs they run, and how much time they may take.
+
+Under a trial budget every input runs every mutant Algorithm 4 selects, so the same seed and
+trials give the same corpus.  Under a time budget an adaptive (or fixed) share of the time bounds
+them (`mu2py.feedback.share` measures the yields that set it).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from mu2py.engine.runs import RunResult
+from mu2py.feedback.analysis import Analysis
+from mu2py.feedback.share import MutantShare
+from mu2py.fuzz.config import FuzzConfig, Stats
+
+
+class MutantRuns:
+    """Runs the mutants of a campaign's inputs and keeps the yields that share its time (see the module docstring).
+
+    `corpus_infected` only grows: the mutants some saved input infects.
+    """
+
+    def __init__(self, analysis: Analysis | None, config: FuzzConfig, stats: Stats) -> None:
+        self.analysis, self.config, self.stats = analysis, config, stats
+        self.share = MutantShare.fresh()
+        self.corpus_infected: set[int] = set()
+        self._share_elapsed = self._share_neutral = 0.0  # what the share's last update saw: elapsed, seconds_neutral
+        self._novel_kills = self._novel_runs = 0  # kills and runs of mutants no saved input infected (timed)
+
+    def restart(self) -> None:
+        """Start measuring from the current counters (a run's start, or a resumed one's)."""
+        self._share_elapsed, self._share_neutral = self.stats.elapsed, self.stats.seconds_neutral
+
+    def timed(self) -> bool:
+        """Whether a share of time bounds mutant runs: under a time budget only (a trial budget runs them all,
+        so that the same seed and trials give the same corpus), and unless --mutant-share 1."""
+        share = self.config.mutant_share
+        return self.config.trials is None and (share is None or share < 1)
+
+    def current_share(self) -> float:
+        """The share of time mutant runs on coverage-neutral inputs may take: fixed, or measured (feedback.share)."""
+        return self.share.share if self.config.mutant_share is None else self.config.mutant_share
+
+    def run(self, value: Any, original: RunResult, name: str, new_cov: int, now: float, start: float,
+            stop_at: float | None) -> tuple[list[int], bool]:
+        """Run `value`'s mutants (mutation guidance); (the mutants killed, whether every mutant selected for
+        it ran: the final pass, `finish_judging`, runs the others).
+
+        Under a trial budget every input runs every mutant Algorithm 4 selects (reproducible).  Under a
+        time budget the corpus is judged at the end, as coverage guidance's is, and the campaign spends
+        its mutant runs where they add to that judgement: an input that adds coverage gets its probed run
+        only (the mutants it infects join `corpus_infected`); a coverage-neutral input, while mutation
+        analysis has taken at most its share of the time (`current_share`), runs the selected mutants no saved
+        input infects.  Pruning is sound, so the corpus cannot kill those: each kill is one coverage
+        guidance's corpus would not have, which is what Mu2's feedback adds.  An input whose probe finds
+        no such mutant costs one probed run.
+        """
+        analysis, stats = self.analysis, self.stats
+        assert analysis is not None
+        timed = self.timed()
+        if timed and not new_cov and stats.seconds_analysis > self.current_share() * (now - start):
+            return [], False
+        stats.analysed += 1
+        _, reached, infected = analysis.run_original(value)
+        tp = time.perf_counter()
+        stats.seconds_probed += tp - now
+        killed: list[int] = []
+        complete = False
+        if not (timed and new_cov):
+            sel = analysis.select(reached, infected)
+            stats.pruned_execution += sel.pruned_execution
+            stats.pruned_infection += sel.pruned_infection
+            stats.filtered += sel.filtered
+            if timed:
+                covered = self.corpus_infected
+                sel.run = [i for i in sel.run if i not in covered]
+                # a batch may not take exploration's time either (thousands of mutants reached at once): it
+                # stops at its share of the time, at least a second; the least executed go first
+                allowed = self.current_share() * (tp - start) - stats.seconds_analysis
+                batch_end = time.monotonic() + max(1.0, allowed)
+                stop_at = batch_end if stop_at is None else min(stop_at, batch_end)
+                executions = analysis.executions
+                sel.run.sort(key=lambda i: (executions[i], i))
+            stats.run_this_input = len(sel.run)
+            t3 = time.perf_counter()
+            stats.seconds_selection += t3 - tp
+            runs_before = analysis.mutant_runs
+            killed = analysis.run_selected(sel, value, original, name, stop_at=stop_at)
+            stats.seconds_mutants += time.perf_counter() - t3
+            stats.mutant_runs = analysis.mutant_runs
+            # complete only when nothing was left out: not under a time budget, where mutants are chosen
+            complete = (not timed and analysis.mutant_runs - runs_before == len(sel.run) and not sel.filtered
+                        and not sel.deferred_static)
+        if new_cov or killed:
+            # the input is saved: the mutants it infects are the corpus's to kill from now on
+            novel = len(infected - self.corpus_infected)
+            self.corpus_infected |= infected
+        spent = time.perf_counter() - now
+        stats.seconds_analysis += spent
+        if new_cov:
+            # exploration's yield (see mu2py.feedback.share): a saved input's kills are known once it is judged, at the
+            # end; meanwhile they are estimated as the mutants it is the first to infect, times the rate at
+            # which such mutants died where they ran (on neutral inputs; one in two before any ran)
+            self.share.explore.kills += novel * (self._novel_kills + 1) / (self._novel_runs + 2)
+        else:
+            stats.seconds_neutral += spent
+            self.share.mutants.kills += len(killed)
+            self._novel_kills += len(killed)
+            self._novel_runs += analysis.mutant_runs - runs_before if timed else 0
+        return killed, complete
+
+    def update_share(self, elapsed: float) -> None:
+        """Charge the seconds since the last call to exploration or to mutation analysis of coverage-neutral
+        inputs, then age both yields."""
+        spent = elapsed - self._share_elapsed
+        neutral = self.stats.seconds_neutral - self._share_neutral
+        self.share.explore.seconds += max(0.0, spent - neutral)
+        self.share.mutants.seconds += neutral
+        self._share_elapsed, self._share_neutral = elapsed, self.stats.seconds_neutral
+        self.share.decay()
+        self.stats.share = round(self.current_share(), 3)
