@@ -79,7 +79,7 @@ def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: t
     (so that the loop runs inside a context the initializer keeps open, e.g. a pytest session).
     """
 
-    from mu2py.engine.host import die_with_parent
+    from mu2py.engine.child import die_with_parent
 
     die_with_parent()  # a worker whose parent was killed must not run on as an orphan
 
