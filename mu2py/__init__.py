@@ -13,7 +13,7 @@ __version__ = "0.1.0"
 def __getattr__(name: str) -> Any:
     """`strategy_for` on first use: it imports Hypothesis, which `score` workers (every process) need not pay for."""
     if name == "strategy_for":
-        from mu2py.testgen.signatures import strategy_for
+        from mu2py.testgen.overrides import strategy_for
 
         return strategy_for
     raise AttributeError(f"module 'mu2py' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 
 Steps, in order:
 
-1. find the public functions and the public methods of public classes (`mu2py.testgen.signatures`)
+1. find the public functions and the public methods of public classes (`mu2py.testgen.discovery`)
    and infer an argument strategy for each; report every function left out and why;
 2. run each original twice on a few drawn inputs: a function whose runs differ cannot be its
    own oracle and is left out (unless `strategy_for(..., key=...)` names what to compare);
@@ -87,7 +87,8 @@ def _command_line(args: argparse.Namespace) -> str:
 def _choose(args: argparse.Namespace, console: Console,
             seconds: float | None = None) -> tuple[list[Any], list[Any], list[str]]:
     """Discover and infer, drop nondeterministic functions, print what is fuzzed and why the rest is not."""
-    from mu2py.testgen.signatures import discover, load_strategies
+    from mu2py.testgen.discovery import discover
+    from mu2py.testgen.overrides import load_strategies
 
 
     load_strategies(args.strategies)

@@ -45,7 +45,8 @@ from hypothesis.internal.conjecture.data import ConjectureData, Status, StopTest
 from hypothesis.internal.observability import add_observability_callback, remove_observability_callback
 
 from mu2py.engine.runs import RunResult, run
-from mu2py.inputs.generators import SeededProvider, mutate_choice
+from mu2py.inputs.choices import mutate_choice
+from mu2py.inputs.generators import SeededProvider
 from mu2py.inputs.mutator import havoc
 from mu2py.props.buffers import child, random_buffer
 

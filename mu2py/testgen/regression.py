@@ -82,7 +82,8 @@ def function_folder(out: Path, qualname: str) -> Path:
 def spec_of(module: str, function: str, strategies: str | None, constants: bool) -> Any:
     """The FunctionSpec of `module.function`, inferred in this process (a worker's) after loading `strategies`."""
     from mu2py.target.driver import import_module
-    from mu2py.testgen.signatures import infer_named, load_strategies
+    from mu2py.testgen.overrides import load_strategies
+    from mu2py.testgen.signatures import infer_named
 
 
     load_strategies(strategies)

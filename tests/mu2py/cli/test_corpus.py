@@ -14,14 +14,15 @@ from hypothesis import strategies as st
 
 import mu2py
 from mu2py.cli.main import main
+from mu2py.testgen.overrides import REGISTRY, strategy_for
 from mu2py.testgen.render import Case, FunctionCases, literal, render
-from mu2py.testgen.signatures import REGISTRY, FunctionSpec, Param, infer, strategy_for
+from mu2py.testgen.signatures import FunctionSpec, Param, infer
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_sample"
 STRATEGIES = '''
 from hypothesis import strategies as st
 
-from mu2py.testgen.signatures import strategy_for
+from mu2py import strategy_for
 
 strategy_for("sample_pkg.extra.double", x=st.integers(-1000, 1000))
 

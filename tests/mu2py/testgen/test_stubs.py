@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from mu2py.testgen.signatures import discover
+from mu2py.testgen.discovery import discover
 
 KILL_SAMPLE = Path(__file__).resolve().parents[2] / "data" / "kill_sample"
 
