@@ -64,8 +64,8 @@ class CodeSwap:
         # memoized functions would answer a mutant from the original's cache (and vice versa)
         self._caches = [v for v in vars(module).values() if callable(getattr(v, "cache_clear", None))]
 
-    def _plan(self, replacement: types.CodeType, strict: bool, original: types.CodeType | None = None
-              ) -> tuple[list[tuple[Any, types.CodeType]], list[tuple[str, str]]]:
+    def plan_swaps(self, replacement: types.CodeType, strict: bool, original: types.CodeType | None = None
+                   ) -> tuple[list[tuple[Any, types.CodeType]], list[tuple[str, str]]]:
         """The (function, new code) pairs that turn the live module into `replacement`, and the (qualname,
         reason) of what cannot be swapped.
 
@@ -106,7 +106,7 @@ class CodeSwap:
         apart by their position in definition order.  Raises SwapError, with nothing swapped,
         when a changed function cannot be swapped.
         """
-        plan, missing = self._plan(replacement, strict=True, original=original)
+        plan, missing = self.plan_swaps(replacement, strict=True, original=original)
         if missing:
             qualname, why = missing[0]
             raise SwapError(f"{self.module.__name__}.{qualname}: {why}")
@@ -117,7 +117,7 @@ class CodeSwap:
              ) -> list[tuple[Any, types.CodeType]]:
         """The swaps `apply(replacement, original)` would make, to apply later with `apply_plan` (SwapError as
         `apply`).  A plan stays valid as long as the module's functions are not re-created."""
-        plan, missing = self._plan(replacement, strict=True, original=original)
+        plan, missing = self.plan_swaps(replacement, strict=True, original=original)
         if missing:
             qualname, why = missing[0]
             raise SwapError(f"{self.module.__name__}.{qualname}: {why}")
@@ -129,7 +129,7 @@ class CodeSwap:
 
     def apply_best_effort(self, replacement: types.CodeType) -> list[str]:
         """Swap in every function of `replacement` that can be swapped; returns the qualnames that could not."""
-        plan, missing = self._plan(replacement, strict=False)
+        plan, missing = self.plan_swaps(replacement, strict=False)
         self._swap(plan)
         return [qualname for qualname, _ in missing]
 

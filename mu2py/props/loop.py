@@ -102,7 +102,7 @@ def _probed(fresh: bool = False) -> tuple[dict[str, list[Any]], Any, CoverageMap
             swap = state.swaps.get(info.name)
             if swap is None:  # a module the tests cannot import on this platform
                 continue
-            plans[info.name], _ = swap._plan(coverage.compile(info, sources[info.name]), strict=False)
+            plans[info.name], _ = swap.plan_swaps(coverage.compile(info, sources[info.name]), strict=False)
         _PLANS.probed, _PLANS.recorder, _PLANS.coverage, _PLANS.functions = plans, recorder, coverage, functions
     assert _PLANS.recorder is not None and _PLANS.coverage is not None
     return _PLANS.probed, _PLANS.recorder, _PLANS.coverage

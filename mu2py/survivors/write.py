@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mu2py.store.atomic import write_atomic
-from mu2py.testgen.render import _NOTHING, PICKLE_PROTOCOL, WIDTH, Case, _Module, literal, pretty
+from mu2py.testgen.render import NOTHING, PICKLE_PROTOCOL, WIDTH, Case, ModuleWriter, literal, pretty
 from mu2py.testgen.signatures import METHOD, SELF, FunctionSpec, Param
 
 
@@ -47,15 +47,16 @@ def file_stem(module: str) -> str:
     return "test_kill_" + module.replace(".", "_")
 
 
-def _value(mod: _Module, value: Any, label: str, indent: int, *, must_equal: bool) -> tuple[str | None, str | None]:
+def _value(mod: ModuleWriter, value: Any, label: str, indent: int, *,
+           must_equal: bool) -> tuple[str | None, str | None]:
     """(source text for `value`, None) or (None, why it cannot be written)."""
     written, ref, why = mod.value(value, label, must_equal=must_equal)
     if why is not None:
         return None, why
-    return (ref if written is _NOTHING else pretty(written, indent)), None
+    return (ref if written is NOTHING else pretty(written, indent)), None
 
 
-def _arguments(mod: _Module, params: list[Param], values: dict[str, Any], label: str,
+def _arguments(mod: ModuleWriter, params: list[Param], values: dict[str, Any], label: str,
                indent: int) -> tuple[list[str] | None, str | None]:
     """Call arguments: positional-only ones by position, the rest as keywords, in signature order."""
     positional = {p.name for p in params if p.positional}
@@ -79,7 +80,7 @@ def _joined(head: str, parts: list[str], indent: int) -> str:
     return f"{head}(\n" + "".join(f"{pad}{p},\n" for p in parts) + " " * indent + ")"
 
 
-def _call(kc: KillCase, mod: _Module, label: str, indent: int) -> tuple[list[str], str] | str:
+def _call(kc: KillCase, mod: ModuleWriter, label: str, indent: int) -> tuple[list[str], str] | str:
     """(setup statements, the call expression), or why the input cannot be written."""
     spec, arguments = kc.spec, kc.case.arguments
     setup: list[str] = []
@@ -107,7 +108,7 @@ def _docstring(kc: KillCase, root: Path | None) -> list[str]:
     return ['    """' + text[0], *(f"    {line}" for line in text[1:]), '    """']
 
 
-def _test(kc: KillCase, mod: _Module, label: str, root: Path | None) -> list[str] | str:
+def _test(kc: KillCase, mod: ModuleWriter, label: str, root: Path | None) -> list[str] | str:
     """The lines of one test function, or why it cannot be written."""
     case = kc.case
     body: list[str] = []
@@ -144,7 +145,7 @@ def _test(kc: KillCase, mod: _Module, label: str, root: Path | None) -> list[str
 
 def render(module: str, cases: list[KillCase], command: str, root: Path | None = None) -> Rendered:
     """The test module of `module`'s killing inputs (see the module docstring); `cases` in the order to write."""
-    mod = _Module(module)
+    mod = ModuleWriter(module)
     counts: dict[str, int] = {}
     for kc in cases:
         base = "test_" + kc.spec.name.replace(".", "_")

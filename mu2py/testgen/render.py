@@ -30,7 +30,7 @@ MAX_LITERAL = 2000
 MAX_STORED = 4096
 # generated lines are wrapped to this width (a literal token longer than that stays whole)
 WIDTH = 100
-_NOTHING = object()
+NOTHING = object()  # "no literal form": the value is written as a pickle lookup instead
 _SPECIAL_FLOATS = {"inf": "float('inf')", "-inf": "float('-inf')", "nan": "float('nan')"}
 
 
@@ -161,7 +161,9 @@ _RESERVED = frozenset({"pytest", "pickle", "Path", "arguments", "expected", "exc
 
 
 @dataclass
-class _Module:
+class ModuleWriter:
+    """One test module being written: its reserved names, the imports it needs, and the values it pickles."""
+
     name: str
     reserved: set[str] = field(default_factory=lambda: set(_RESERVED))
     imports: dict[tuple[str, str], str] = field(default_factory=dict)  # (module, name) -> local name
@@ -198,7 +200,7 @@ class _Module:
         return lines
 
     def value(self, value: Any, label: str, *, must_equal: bool) -> tuple[Any, str | None, str | None]:
-        """How to write `value`: (the value for `pretty`, or _NOTHING and a pickle lookup) and why neither, if so.
+        """How to write `value`: (the value for `pretty`, or NOTHING and a pickle lookup) and why neither, if so.
 
         A literal is used when faithful and at most MAX_LITERAL characters; otherwise the
         value is pickled when that is at most MAX_STORED bytes (and, with `must_equal`,
@@ -210,17 +212,17 @@ class _Module:
         try:
             data = pickle.dumps(value, protocol=PICKLE_PROTOCOL)
         except Exception:  # noqa: BLE001 - anything unpicklable (lambdas, local classes, open files)
-            return _NOTHING, None, "has neither a literal form nor a pickle"
+            return NOTHING, None, "has neither a literal form nor a pickle"
         if len(data) > MAX_STORED:
-            return _NOTHING, None, f"is {len(data):,} bytes pickled, over the {MAX_STORED:,}-byte bound"
+            return NOTHING, None, f"is {len(data):,} bytes pickled, over the {MAX_STORED:,}-byte bound"
         if must_equal:
             try:
                 if not pickle.loads(data) == value:
-                    return _NOTHING, None, "does not compare equal to itself once stored"
+                    return NOTHING, None, "does not compare equal to itself once stored"
             except Exception:  # noqa: BLE001 - a raising __eq__ makes the value useless as an expectation
-                return _NOTHING, None, "does not compare equal to itself once stored"
+                return NOTHING, None, "does not compare equal to itself once stored"
         self.pickled[label] = value
-        return _NOTHING, f"_PICKLED[{label!r}]", None
+        return NOTHING, f"_PICKLED[{label!r}]", None
 
 
 def _args(container: str, params: list[Param], skip: str | None = None) -> str:
@@ -238,7 +240,7 @@ def _args(container: str, params: list[Param], skip: str | None = None) -> str:
     return ", ".join(parts)
 
 
-def _call(spec: FunctionSpec, mod: _Module) -> tuple[list[str], str]:
+def _call(spec: FunctionSpec, mod: ModuleWriter) -> tuple[list[str], str]:
     """Statements building the instance (methods only) and the expression calling `spec` on `arguments`."""
     setup = []
     if spec.kind == METHOD:
@@ -266,7 +268,7 @@ def _param(parts: list[tuple[Any, str | None]], case_id: str, comment: str) -> l
     return [*lines, f"            id={case_id!r},", "        ),"]
 
 
-def _function_source(fc: FunctionCases, mod: _Module) -> list[str]:
+def _function_source(fc: FunctionCases, mod: ModuleWriter) -> list[str]:
     spec = fc.spec
     returned: list[str] = []
     raised: list[str] = []
@@ -282,7 +284,7 @@ def _function_source(fc: FunctionCases, mod: _Module) -> list[str]:
             exception = case.raises
             if case.raises_module:
                 exception = mod.ref(case.raises_module, case.raises[len(case.raises_module) + 1:])
-            raised += _param([(arguments, args_ref), (_NOTHING, exception)], case.id, shown)
+            raised += _param([(arguments, args_ref), (NOTHING, exception)], case.id, shown)
             continue
         expected, expected_ref, why = mod.value(case.expected, f"{spec.name}/{case.id}/expected", must_equal=True)
         if why is not None:
@@ -314,10 +316,10 @@ def _function_source(fc: FunctionCases, mod: _Module) -> list[str]:
     return lines
 
 
-def _comment(arguments: Any, expected: Any = _NOTHING) -> str:
+def _comment(arguments: Any, expected: Any = NOTHING) -> str:
     """A comment showing pickled values by repr, when their repr is stable (no memory address) and short."""
     try:
-        text = repr(arguments) if expected is _NOTHING else f"{arguments!r} -> {expected!r}"
+        text = repr(arguments) if expected is NOTHING else f"{arguments!r} -> {expected!r}"
     except Exception:  # noqa: BLE001 - a raising or too deep __repr__: no comment
         return ""
     if " at 0x" in text or "\n" in text or len(text) > WIDTH - 10:
@@ -344,7 +346,7 @@ def render(module: str, functions: list[FunctionCases], command: str,
     `reproducible` says whether `command` regenerates the same file (a trial budget does;
     a time budget does not: how many trials fit in it varies from run to run).
     """
-    mod = _Module(module)
+    mod = ModuleWriter(module)
     mod.reserved.update(fc.spec.test_name for fc in functions)
     mod.reserved.update(f"{fc.spec.test_name}_raises" for fc in functions)
     body: list[str] = []

@@ -47,3 +47,13 @@ def test_each_folder_imports_only_from_folders_before_it():
             if there is not None and ORDER.index(there) > ORDER.index(here):
                 wrong.append(f"{path.relative_to(ROOT)} imports {module}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_no_module_imports_a_private_name_of_another():
+    crossing = []
+    for path in sorted(ROOT.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("mu2py"):
+                crossing += [f"{path.relative_to(ROOT)}: {node.module}.{a.name}" for a in node.names
+                             if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not crossing, "\n".join(crossing)
