@@ -201,7 +201,7 @@ def test_killed_mid_run_resumes_and_leaves_the_project_as_found(tmp_path, capsys
     (root / "tests" / "greeting.txt").write_text("hello\n\n")  # same text once stripped: verdicts stand, not cache
     code = main([*args, "--fail-under", "99", "--show", "3"])
     out, err = capsys.readouterr()
-    assert code == 1 and err.strip().startswith("mu2py: score") and "below --fail-under 99%" in err
+    assert code == 1 and err.strip().startswith("mu2py: mutation score") and "below --fail-under 99%" in err
     assert "[baseline]" in out and "[mutants]" in out  # plain progress lines: stdout is not a terminal
     assert "(0 cached)" in out  # the data file the suite reads is part of the cache key
     assert "survivors, most worth a look first" in out
