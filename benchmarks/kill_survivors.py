@@ -8,6 +8,7 @@ for the same module with the same search time, and both test sets are scored by
 `mu2py score`, alone and added to the suite, on the module's function-body mutants.
 
     python benchmarks/kill_survivors.py --package roman --time 30s --pynguin /tmp/pynguin-venv/bin/pynguin
+    python benchmarks/kill_survivors.py --package webcolors --time 30s --pynguin /tmp/pynguin-venv/bin/pynguin
     python benchmarks/kill_survivors.py --package more_itertools --time 60s
 """
 
@@ -45,6 +46,9 @@ PACKAGES = {
     "more_itertools": Package("more-itertools==11.2.1", (("more_itertools", "more_itertools"),
                                                          ("tests/test_recipes.py", "tests/test_recipes.py")),
                               "more_itertools/recipes.py", "tests/test_recipes.py", "more_itertools.recipes"),
+    "webcolors": Package("webcolors==25.10.0", (("src/webcolors", "webcolors"),
+                                                ("tests/test_html5.py", "tests/test_html5.py")),
+                         "webcolors/_html5.py", "tests/test_html5.py", "webcolors._html5"),
 }
 
 
@@ -150,11 +154,13 @@ def main() -> None:
         print(f"score after:  {_pct(after['all'])}, function bodies {_pct(after['function_body'])}")
         if args.pynguin:
             print(f"\n== Pynguin 0.48 on {pkg.module}, --maximum-search-time {seconds} --seed {args.seed}", flush=True)
-            out = pynguin(args.pynguin, root, pkg.module, seconds, args.seed)
-            ours = str(root / "out" / "tests")
+            # paths relative to the project: pytest's rootdir, hence the node ids `failing` deselects, are then
+            # the same in plain pytest and in `score`'s workers (an absolute path widens the rootdir to /tmp there)
+            out = str(pynguin(args.pynguin, root, pkg.module, seconds, args.seed).relative_to(root))
+            ours = "out/tests"
             rows = [("suite alone", [pkg.tests]), ("mu2py kill tests alone", [ours]),
-                    ("Pynguin tests alone", [str(out)]), ("suite + mu2py kill tests", [pkg.tests, ours]),
-                    ("suite + Pynguin tests", [pkg.tests, str(out)])]
+                    ("Pynguin tests alone", [out]), ("suite + mu2py kill tests", [pkg.tests, ours]),
+                    ("suite + Pynguin tests", [pkg.tests, out])]
             for label, tests in rows:
                 figure = score(root, pkg.paths, tests, args.workers)
                 body = figure.get("function_body", figure)
