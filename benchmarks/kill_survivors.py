@@ -9,6 +9,7 @@ for the same module with the same search time, and both test sets are scored by
 
     python benchmarks/kill_survivors.py --package roman --time 30s --pynguin /tmp/pynguin-venv/bin/pynguin
     python benchmarks/kill_survivors.py --package webcolors --time 30s --pynguin /tmp/pynguin-venv/bin/pynguin
+    python benchmarks/kill_survivors.py --package webcolors_normalization --time 30s --pynguin BIN
     python benchmarks/kill_survivors.py --package more_itertools --time 60s
 """
 
