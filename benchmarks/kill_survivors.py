@@ -8,6 +8,8 @@ for the same module with the same search time, and both test sets are scored by
 `mu2py score`, alone and added to the suite, on the module's function-body mutants.
 
     python benchmarks/kill_survivors.py --package roman --time 30s --pynguin /tmp/pynguin-venv/bin/pynguin
+    python benchmarks/kill_survivors.py --package webcolors --time 30s --pynguin /tmp/pynguin-venv/bin/pynguin
+    python benchmarks/kill_survivors.py --package webcolors_normalization --time 30s --pynguin BIN
     python benchmarks/kill_survivors.py --package more_itertools --time 60s
 """
 
@@ -45,6 +47,15 @@ PACKAGES = {
     "more_itertools": Package("more-itertools==11.2.1", (("more_itertools", "more_itertools"),
                                                          ("tests/test_recipes.py", "tests/test_recipes.py")),
                               "more_itertools/recipes.py", "tests/test_recipes.py", "more_itertools.recipes"),
+    "webcolors": Package("webcolors==25.10.0", (("src/webcolors", "webcolors"),
+                                                ("tests/test_html5.py", "tests/test_html5.py")),
+                         "webcolors/_html5.py", "tests/test_html5.py", "webcolors._html5"),
+    # the same sdist, a module Pynguin 0.48 completes on (it segfaults in webcolors._html5 at seed 0)
+    "webcolors_normalization": Package("webcolors==25.10.0", (("src/webcolors", "webcolors"),
+                                                              ("tests/test_normalization.py",
+                                                               "tests/test_normalization.py")),
+                                       "webcolors/_normalization.py", "tests/test_normalization.py",
+                                       "webcolors._normalization"),
 }
 
 
@@ -92,15 +103,20 @@ def score(root: Path, paths: str, tests: list[str], workers: int) -> dict[str, A
     return score_figures(json.loads(proc.stdout))
 
 
-def pynguin(bin_path: str, root: Path, module: str, seconds: int, seed: int) -> Path:
-    """Pynguin's tests for `module` (search time `seconds`), in `root/pynguin_tests`; the file written."""
+def pynguin(bin_path: str, root: Path, module: str, seconds: int, seed: int) -> tuple[Path, str | None]:
+    """Pynguin's tests for `module` (search time `seconds`), in `root/pynguin_tests`, and why there are none
+    if Pynguin wrote no test file (its exit code and last log line)."""
     out = root / "pynguin_tests"
-    subprocess.run([bin_path, "--project-path", str(root), "--module-name", module, "--output-path", str(out),
-                    "--maximum-search-time", str(seconds), "--seed", str(seed)], cwd=root, check=True,
-                   capture_output=True, env=dict(_env(str(root)), PYNGUIN_DANGER_AWARE="1"))
-    for path in out.glob("test_*.py"):  # a basename of the suite's own (test_roman.py) would clash in one session
+    proc = subprocess.run([bin_path, "--project-path", str(root), "--module-name", module, "--output-path", str(out),
+                           "--maximum-search-time", str(seconds), "--seed", str(seed)], cwd=root,
+                          capture_output=True, text=True, env=dict(_env(str(root)), PYNGUIN_DANGER_AWARE="1"))
+    written = list(out.glob("test_*.py"))
+    for path in written:  # a basename of the suite's own (test_roman.py) would clash in one session
         path.rename(path.with_name("test_pynguin_" + path.name.removeprefix("test_")))
-    return out
+    if written:
+        return out, None
+    log = [line.strip() for line in (proc.stdout + proc.stderr).splitlines() if line.strip()]
+    return out, f"Pynguin exited {proc.returncode} without writing tests ({log[-1] if log else 'no output'})"
 
 
 def _pct(figure: dict[str, Any]) -> str:
@@ -150,12 +166,18 @@ def main() -> None:
         print(f"score after:  {_pct(after['all'])}, function bodies {_pct(after['function_body'])}")
         if args.pynguin:
             print(f"\n== Pynguin 0.48 on {pkg.module}, --maximum-search-time {seconds} --seed {args.seed}", flush=True)
-            out = pynguin(args.pynguin, root, pkg.module, seconds, args.seed)
-            ours = str(root / "out" / "tests")
+            # paths relative to the project: pytest's rootdir, hence the node ids `failing` deselects, are then
+            # the same in plain pytest and in `score`'s workers (an absolute path widens the rootdir to /tmp there)
+            generated, failure = pynguin(args.pynguin, root, pkg.module, seconds, args.seed)
+            out = str(generated.relative_to(root))
+            ours = "out/tests"
             rows = [("suite alone", [pkg.tests]), ("mu2py kill tests alone", [ours]),
-                    ("Pynguin tests alone", [str(out)]), ("suite + mu2py kill tests", [pkg.tests, ours]),
-                    ("suite + Pynguin tests", [pkg.tests, str(out)])]
+                    ("Pynguin tests alone", [out]), ("suite + mu2py kill tests", [pkg.tests, ours]),
+                    ("suite + Pynguin tests", [pkg.tests, out])]
             for label, tests in rows:
+                if failure and out in tests:
+                    print(f"{label:28} function bodies n/a: {failure}", flush=True)
+                    continue
                 figure = score(root, pkg.paths, tests, args.workers)
                 body = figure.get("function_body", figure)
                 print(f"{label:28} function bodies {_pct(body)}", flush=True)
