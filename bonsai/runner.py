@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bonsai.node import NodeResult, NodeStats, node_dir, run_node, write_done
+from mu2py.engine.workers import Lost, Processes
 from mu2py.store.atomic import write_atomic
 
 __all__ = ["NodeRunner", "remote_node"]
@@ -24,10 +25,9 @@ def remote_node(job: tuple[Any, ...]) -> tuple[NodeStats, list[tuple[int, ...]],
         return stats, corpus, files
 
 
-def _indexed_node(item: tuple[int, tuple[Any, ...]]) -> tuple[int, NodeResult]:
-    """`run_node` on a pool worker, tagged with the job's index (results come back in completion order)."""
-    k, job = item
-    return k, run_node(*job)
+def _run_job(job: tuple[Any, ...]) -> NodeResult:
+    """`run_node` on a pool worker (the pool sends one argument per unit)."""
+    return run_node(*job)
 
 
 class NodeRunner:
@@ -51,11 +51,13 @@ class NodeRunner:
                 yield k, (stats, corpus)
         elif self.workers > 1 and len(jobs) > 1:
             if self.pool is None:
-                import multiprocess
-
                 # one pool for the whole lattice: a spawned worker imports the toolkit and the target once
-                self.pool = multiprocess.get_context("spawn").Pool(self.workers)
-            yield from self.pool.imap_unordered(_indexed_node, list(enumerate(jobs)))
+                self.pool = Processes(self.workers)
+            for k, result in self.pool.map_unordered(_run_job, jobs):
+                if isinstance(result, Lost):
+                    # a node's worker died twice (the target crashed the interpreter): nothing to resume from
+                    raise RuntimeError(f"node {jobs[k][2]} was lost: {result.reason} ({result.attempts} attempts)")
+                yield k, result
         else:
             for k, job in enumerate(jobs):
                 yield k, run_node(*job)
@@ -63,6 +65,5 @@ class NodeRunner:
     def close(self) -> None:
         """Stop the pool, if one was made."""
         if self.pool is not None:
-            self.pool.terminate()
-            self.pool.join()
+            self.pool.close()
             self.pool = None
