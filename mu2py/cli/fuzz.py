@@ -154,7 +154,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
 def _judge_corpus(console: Console, target: Any, config: Any, corpus: list[Any], program: Any = None) -> dict[str, Any]:
     """The mutation report of a corpus that no mutant ran on (coverage guidance), judged now and written to
     `OUT/mutants.json` as a mutation-guided run would have it."""
-    from mu2py.fuzz.fuzzer import judge_inputs
+    from mu2py.fuzz.mutant_runs import judge_inputs
 
     with console.status("judging the corpus against the mutants"):
         report = judge_inputs(target, config, [(e.name, e.value) for e in corpus], program)

@@ -386,17 +386,3 @@ class Fuzzer:
             # the final checkpoint built it already when there is an output directory
             report=(self.folder.report or self.analysis.report()) if self.analysis else None,
         )
-
-
-def judge_inputs(target: Target, config: FuzzConfig, inputs: list[tuple[str, Any]],
-                 program: Program | None = None) -> dict[str, Any]:
-    """Run labelled inputs through every mutant they reach, as `mutate` does; the report (see Analysis.report)."""
-    analysis = Analysis(program or Program(target), pruning=config.pruning, differential=config.differential,
-                        timeout=config.timeout, memory_mb=config.memory_mb,
-                        original_timeout=config.timeout or ORIGINAL_TIMEOUT)
-    try:
-        for label, value in inputs:
-            analysis.analyse(value, label)
-    finally:
-        analysis.close()
-    return analysis.report()

@@ -1,4 +1,4 @@
-"""The mutant runs of a mutation-guided campaign: on which inputs they run, and how much time they may take.
+"""The mutant runs of a mutation-guided campaign (on which inputs, for how long), and judging inputs as `mutate` does.
 
 Under a trial budget every input runs every mutant Algorithm 4 selects, so the same seed and
 trials give the same corpus.  Under a time budget an adaptive (or fixed) share of the time bounds
@@ -13,7 +13,9 @@ from typing import Any
 from mu2py.engine.runs import RunResult
 from mu2py.feedback.analysis import Analysis
 from mu2py.feedback.share import MutantShare
-from mu2py.fuzz.config import FuzzConfig, Stats
+from mu2py.fuzz.config import ORIGINAL_TIMEOUT, FuzzConfig, Stats
+from mu2py.mutants.catalog import Program
+from mu2py.target.modules import Target
 
 
 class MutantRuns:
@@ -121,3 +123,17 @@ class MutantRuns:
         self._share_elapsed, self._share_neutral = elapsed, self.stats.seconds_neutral
         self.share.decay()
         self.stats.share = round(self.current_share(), 3)
+
+
+def judge_inputs(target: Target, config: FuzzConfig, inputs: list[tuple[str, Any]],
+                 program: Program | None = None) -> dict[str, Any]:
+    """Run labelled inputs through every mutant they reach, as `mutate` does; the report (see Analysis.report)."""
+    analysis = Analysis(program or Program(target), pruning=config.pruning, differential=config.differential,
+                        timeout=config.timeout, memory_mb=config.memory_mb,
+                        original_timeout=config.timeout or ORIGINAL_TIMEOUT)
+    try:
+        for label, value in inputs:
+            analysis.analyse(value, label)
+    finally:
+        analysis.close()
+    return analysis.report()
