@@ -36,8 +36,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     state = hosted.state()
     if state.error:
         return {"error": state.error}
-    program = state.program
-    assert program is not None
+    program = hosted.full_program(state)
     recorder = program.probe_recorder()
     functions = recorder.functions()
     unprobed: list[str] = []
