@@ -59,6 +59,7 @@ class CodeSwap:
     def __init__(self, module: types.ModuleType, original: types.CodeType) -> None:
         self.module = module
         self.functions = live_functions(module)
+        self.original_code = original  # the unmutated module's code
         self.original = code_index(original)
         self._taken: list[tuple[types.FunctionType, types.CodeType]] = []
         # memoized functions would answer a mutant from the original's cache (and vice versa)

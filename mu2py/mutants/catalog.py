@@ -148,6 +148,11 @@ class Program:
         entry = self._entries[self.index[mutant_id]]
         return apply_mutation(self._parsed[entry.module.name], entry.found, entry.module.source)
 
+    def edits(self) -> list[tuple[int, int, str] | str]:
+        """Per mutant, what makes its source: a splice (start, end, mutated text) of the module's, or the whole text."""
+        return [(e.found.span[0], e.found.span[1], e.found.mutated_code) if e.found.span is not None
+                else self.mutant_source(e.mutant.id) for e in self._entries]
+
     @functools.cached_property
     def _layouts(self) -> dict[str, ModuleLayout]:
         return {m.name: ModuleLayout(m, self._codes[m.name]) for m in self.target.modules}

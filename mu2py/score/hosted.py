@@ -22,6 +22,7 @@ from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.engine.swap import CodeSwap
 from mu2py.mutants.catalog import Program
 from mu2py.score import given
+from mu2py.score.catalog import Catalog
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.sandbox import ScratchCopy
@@ -36,7 +37,8 @@ class Host:
     session: Any = None
     items: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
-    program: Program | None = None
+    program: Program | Catalog | None = None  # the parent's catalog when it matches, else built here
+    catalog: Catalog | None = None  # the parent's list of the mutants (see `catalog`)
     swaps: dict[str, CodeSwap] = field(default_factory=dict)
     order: list[Any] = field(default_factory=list)
     graph: ImportGraph | None = None
@@ -83,7 +85,7 @@ def state() -> Host:
     assert HOST is not None, "units run only inside a hosted worker"
     if HOST.program is None:
         HOST.spec = replace(HOST.spec, modules=names_as_imported(HOST.spec))
-        HOST.program = build_program(HOST.spec)
+        HOST.program = _program(HOST.spec, HOST.catalog)
         for info in HOST.program.target.modules:
             module = sys.modules.get(info.name)
             if module is None:
@@ -105,6 +107,26 @@ def state() -> Host:
         HOST.locals_ = [(value, dict(vars(value))) for swap in HOST.swaps.values()
                          for value in list(vars(swap.module).values()) if isinstance(value, threading.local)]
     return HOST
+
+
+def _program(spec: SuiteSpec, catalog: Catalog | None) -> Program | Catalog:
+    """The parent's catalog moved to this worker's files if it describes them under these names, else a Program."""
+    if catalog is not None:
+        try:
+            sources = {name: Path(file).read_text(encoding="utf-8") for name, file in zip(spec.modules, spec.files,
+                                                                                           strict=True)}
+        except (OSError, UnicodeDecodeError):
+            sources = {}
+        if catalog.matches(spec.modules, sources):
+            return catalog.moved(dict(zip(spec.modules, spec.files, strict=True)))
+    return build_program(spec)
+
+
+def full_program(state: Host) -> Program:
+    """The `Program` of the hosted modules, with its probes (built here once, if the parent's catalog stood in)."""
+    if not isinstance(state.program, Program):
+        state.program = build_program(state.spec)
+    return state.program
 
 
 def fresh_start(state: Host) -> None:

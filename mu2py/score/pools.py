@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mu2py.engine.workers import Processes
+from mu2py.score.catalog import Catalog
 from mu2py.score.spec import SuiteSpec
 from mu2py.score.units import run_unit
 
@@ -19,17 +20,18 @@ if TYPE_CHECKING:
     from mu2py.score.config import ScoreConfig
 
 
-def open_pool(spec: SuiteSpec, config: ScoreConfig) -> Any:
-    """The pool of workers hosting `spec` that `config` asks for (a context manager with `map_unordered`)."""
+def open_pool(spec: SuiteSpec, config: ScoreConfig, catalog: Catalog | None = None) -> Any:
+    """The pool of workers hosting `spec` that `config` asks for (a context manager with `map_unordered`); local
+    workers take the parent's `catalog` of the mutants instead of parsing the modules again."""
     if config.cluster:
         from mu2py.engine.cluster import DaskExecutor
 
         return ShardedPool(DaskExecutor(config.cluster), spec, config.shard_size)
-    return _local_pool(spec, config.workers)
+    return _local_pool(spec, config.workers, catalog)
 
 
-def _local_pool(spec: SuiteSpec, workers: int) -> Processes:
-    return Processes(max(1, workers), initializer=host_entry, initargs=(spec,), hosting=True, retries=0)
+def _local_pool(spec: SuiteSpec, workers: int, catalog: Catalog | None = None) -> Processes:
+    return Processes(max(1, workers), initializer=host_entry, initargs=(spec, catalog), hosting=True, retries=0)
 
 
 _SHARD_POOLS: dict[SuiteSpec, Processes] = {}
@@ -79,11 +81,11 @@ class ShardedPool:
         self.outer.close()
 
 
-def host_entry(spec: SuiteSpec, serve: Callable[[], None]) -> None:
+def host_entry(spec: SuiteSpec, catalog: Catalog | None, serve: Callable[[], None]) -> None:
     """Worker entry: host the pytest session (imported lazily so the parent never imports pytest for it)."""
     from mu2py.score.session import host
 
-    host(spec, serve)
+    host(spec, serve, catalog)
 
 
 def deadline(unit: dict[str, Any]) -> float:

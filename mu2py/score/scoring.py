@@ -28,6 +28,7 @@ from mu2py.engine.workers import Lost, WorkerError
 from mu2py.errors import UserError
 from mu2py.score import pools
 from mu2py.score.cache import VerdictCache, digest, tests_digest
+from mu2py.score.catalog import catalog_of
 from mu2py.score.config import ScoreConfig, ScoreRun
 from mu2py.score.plan import OUT_OF_SCOPE, isolated_unit, plan
 from mu2py.score.reports import identifiers
@@ -60,7 +61,7 @@ def score(spec: SuiteSpec, config: ScoreConfig,
     spec = replace(spec, scratch=scratch)
 
     try:
-        with pools.open_pool(spec, config) as pool:
+        with pools.open_pool(spec, config, catalog_of(program)) as pool:
             if config.cluster:
                 progress(f"Dask dashboard {pool.dashboard}")
             progress("baseline")

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mu2py.score import given, hosted, runner
+from mu2py.score.catalog import Catalog
 from mu2py.score.params import keep_params
 from mu2py.score.sandbox import ScratchCopy
 from mu2py.score.spec import PYTEST_OPTIONS, SuiteSpec, plugin_options
@@ -58,7 +59,7 @@ class _HostPlugin:
         runner.note_report(report)
 
 
-def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
+def host(spec: SuiteSpec, serve: Callable[[], None], catalog: Catalog | None = None) -> None:
     """Worker initializer: collect the suite, then run `serve` inside the session (never returns early)."""
     import pytest
 
@@ -71,7 +72,7 @@ def host(spec: SuiteSpec, serve: Callable[[], None]) -> None:
         spec = spec.remapped(sandbox)
     os.chdir(spec.root)
     sys.path[:0] = list(spec.sys_path)
-    hosted.HOST = state = hosted.Host(spec, sandbox=sandbox)
+    hosted.HOST = state = hosted.Host(spec, sandbox=sandbox, catalog=catalog)
     sys.addaudithook(_audit)
     plugin = _HostPlugin(state, serve)
     args = [*spec.pytest_args, "-q", *PYTEST_OPTIONS, *plugin_options(spec.pytest_args)]

@@ -22,7 +22,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from mu2py.engine.swap import SwapError
+from mu2py.engine.closures import keep_closure_shape
+from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.engine.workers import request_restart
 from mu2py.score import hosted, ports, runner
 from mu2py.score.isolated import isolated
@@ -35,8 +36,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     state = hosted.state()
     if state.error:
         return {"error": state.error}
-    program = state.program
-    assert program is not None
+    program = hosted.full_program(state)
     recorder = program.probe_recorder()
     functions = recorder.functions()
     unprobed: list[str] = []
@@ -97,6 +97,18 @@ def _compiled(state: hosted.Host, index: int) -> tuple[Any, Any]:
         return m, {"status": "killed", "killed_by": f"<compile error: {exc.msg}>", "tests_run": 0}
 
 
+def _apply(state: hosted.Host, swap: CodeSwap, m: Any, code: Any) -> None:
+    """Swap the mutant's code in, closure shape kept if it lost a free variable (SwapError: nothing swapped)."""
+    try:
+        swap.apply(code)
+    except SwapError:
+        assert state.program is not None
+        kept = keep_closure_shape(state.program.mutant_source(m.id), m.file, swap.original_code, code)
+        if kept is None:
+            raise
+        swap.apply(kept)
+
+
 def _run_tests(state: hosted.Host, tests: list[tuple[str, float]], survived: dict[str, Any]) -> dict[str, Any]:
     """Run `tests` (node id, timeout) until one fails or times out; `survived` is the verdict if none does."""
     for run, (nodeid, timeout, position) in enumerate(tests, start=1):
@@ -135,7 +147,7 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
         return code
     swap = state.swaps[m.module]
     try:
-        swap.apply(code)
+        _apply(state, swap, m, code)
     except SwapError as exc:
         return {"status": "isolate", "why": str(exc)}
     try:
