@@ -87,7 +87,7 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
 
     program = build_program(seeded)
     swappable = {i for i in range(len(program.mutants)) if i not in program.static}
-    pool = Processes(max(1, config.workers), initializer=host_entry, initargs=(seeded,), hosting=True, retries=0)
+    pool = Processes(max(1, config.workers), initializer=host_entry, initargs=(seeded, None), hosting=True, retries=0)
     try:
         say("baseline")
         try:

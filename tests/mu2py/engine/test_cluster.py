@@ -84,7 +84,7 @@ def test_score_on_cluster_equals_local_workers(cluster, tmp_path, capsys):
     import mu2py.score.pools as pools
 
     original = pools.open_pool
-    pools.open_pool = lambda s, c: _NoClose(pooled)
+    pools.open_pool = lambda s, c, catalog=None: _NoClose(pooled)
     try:
         remote = report(score(spec, ScoreConfig(cluster="shared")))
     finally:
