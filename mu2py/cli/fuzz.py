@@ -42,7 +42,12 @@ def _status_table(fuzzer: Any) -> Table:
         table.add_row("killed", f"{len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} mutants",
                       "mutant runs", f"{s.mutant_runs}")
         table.add_row("pruned (exec)", f"{s.pruned_execution}", "pruned (infection)", f"{s.pruned_infection}")
+        table.add_row("likely equivalent", f"{s.likely_equivalent} mutants",
+                      "backed off", f"{s.backed_off} mutant runs")
     table.add_row("failures", f"{s.failures}", "invalid", f"{s.invalid}")
+    # children that decoded to an input tried already: nothing ran for them (predicted: not even decoded)
+    table.add_row("duplicates", f"{s.duplicates} ({s.duplicates / max(s.trials, 1):.0%})",
+                  "predicted", f"{s.predicted}")
     return table
 
 

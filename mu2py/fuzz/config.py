@@ -63,6 +63,8 @@ class Stats:
     pruned_execution: int = 0
     pruned_infection: int = 0
     filtered: int = 0
+    backed_off: int = 0  # mutant runs left out for mutants run many times without a kill (see feedback.backoff)
+    likely_equivalent: int = 0  # mutants run at least backoff.FREE times and never killed
     elapsed: float = 0.0
     # where the trials' time went: drawing inputs, the original (with coverage), the probed original (sites and
     # infection, only on inputs whose mutants run), mutant selection, mutant runs

@@ -25,6 +25,7 @@ from mu2py.engine.oracle import KillReason
 from mu2py.engine.runs import RunResult, Status, run
 from mu2py.errors import UserError
 from mu2py.feedback.analysis import Analysis, Filter, Kill
+from mu2py.feedback.backoff import likely_equivalent
 from mu2py.feedback.coverage import CoverageMap
 from mu2py.fuzz.config import ORIGINAL_TIMEOUT, SANITY_TRIALS, FuzzConfig, FuzzResult, Stats
 from mu2py.fuzz.folder import CampaignFolder
@@ -276,6 +277,8 @@ class Fuzzer:
 
     def checkpoint(self, final: bool = False) -> None:
         """Write every output file from the current state (consistent at any moment; `final`: the last one)."""
+        if self.analysis is not None:
+            self.stats.likely_equivalent = likely_equivalent(self.analysis.executions, self.analysis.kills)
         self.folder.add_plot_row(self._plot_row())
         self.folder.write_mutants(self.analysis, final)
         config = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self.config).items() if k != "initial"}

@@ -12,6 +12,7 @@ from typing import Any
 
 from mu2py.engine.runs import RunResult
 from mu2py.feedback.analysis import Analysis
+from mu2py.feedback.backoff import Backoff
 from mu2py.feedback.share import MutantShare
 from mu2py.fuzz.config import ORIGINAL_TIMEOUT, FuzzConfig, Stats
 from mu2py.mutants.catalog import Program
@@ -29,7 +30,10 @@ class MutantRuns:
         self.share = MutantShare.fresh()
         self.corpus_infected: set[int] = set()
         self._share_elapsed = self._share_neutral = 0.0  # what the share's last update saw: elapsed, seconds_neutral
-        self._novel_kills = self._novel_runs = 0  # kills and runs of mutants no saved input infected (timed)
+        # first runs of mutants (timed) and the kills among them: what a mutant newly infected by a saved input is
+        # worth (its first run kills it far more often than any later one: see feedback.backoff)
+        self._first_kills = self._first_runs = 0
+        self.backoff = Backoff(config.seed)
 
     def restart(self) -> None:
         """Start measuring from the current counters (a run's start, or a resumed one's)."""
@@ -71,25 +75,30 @@ class MutantRuns:
         killed: list[int] = []
         complete = False
         if not (timed and new_cov):
+            executions = analysis.executions
             sel = analysis.select(reached, infected)
             stats.pruned_execution += sel.pruned_execution
             stats.pruned_infection += sel.pruned_infection
             stats.filtered += sel.filtered
             if timed:
                 covered = self.corpus_infected
-                sel.run = [i for i in sel.run if i not in covered]
+                sel.run = self.backoff.thin([i for i in sel.run if i not in covered], executions)
+                stats.backed_off = self.backoff.skipped
                 # a batch may not take exploration's time either (thousands of mutants reached at once): it
                 # stops at its share of the time, at least a second; the least executed go first
                 allowed = self.current_share() * (tp - start) - stats.seconds_analysis
                 batch_end = time.monotonic() + max(1.0, allowed)
                 stop_at = batch_end if stop_at is None else min(stop_at, batch_end)
-                executions = analysis.executions
                 sel.run.sort(key=lambda i: (executions[i], i))
             stats.run_this_input = len(sel.run)
             t3 = time.perf_counter()
             stats.seconds_selection += t3 - tp
             runs_before = analysis.mutant_runs
+            firsts = [i for i in sel.run if executions[i] == 0] if timed else []
             killed = analysis.run_selected(sel, value, original, name, stop_at=stop_at)
+            if firsts:
+                self._first_runs += sum(1 for i in firsts if executions[i])
+                self._first_kills += len(set(firsts).intersection(killed))
             stats.seconds_mutants += time.perf_counter() - t3
             stats.mutant_runs = analysis.mutant_runs
             # complete only when nothing was left out: not under a time budget, where mutants are chosen
@@ -104,13 +113,11 @@ class MutantRuns:
         if new_cov:
             # exploration's yield (see mu2py.feedback.share): a saved input's kills are known once it is judged, at the
             # end; meanwhile they are estimated as the mutants it is the first to infect, times the rate at
-            # which such mutants died where they ran (on neutral inputs; one in two before any ran)
-            self.share.explore.kills += novel * (self._novel_kills + 1) / (self._novel_runs + 2)
+            # which a mutant's first run killed it (on neutral inputs; one in two before any ran)
+            self.share.explore.kills += novel * (self._first_kills + 1) / (self._first_runs + 2)
         else:
             stats.seconds_neutral += spent
             self.share.mutants.kills += len(killed)
-            self._novel_kills += len(killed)
-            self._novel_runs += analysis.mutant_runs - runs_before if timed else 0
         return killed, complete
 
     def update_share(self, elapsed: float) -> None:

@@ -1,0 +1,38 @@
+"""Backing off from likely-equivalent mutants: thinning keeps its invariants, and a timed campaign uses it."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mu2py.feedback.backoff import FREE, Backoff, likely_equivalent
+from mu2py.fuzz.config import FuzzConfig
+from mu2py.fuzz.fuzzer import Fuzzer
+from mu2py.target.modules import resolve_target
+
+
+@given(st.lists(st.integers(0, 10_000), max_size=60), st.integers(0, 2**32))
+def test_thinning_keeps_every_fresh_mutant_and_the_order(executions, seed):
+    indices = list(range(len(executions)))
+    backoff = Backoff(seed)
+    kept = backoff.thin(indices, executions)
+    assert kept == [i for i in indices if i in set(kept)]  # a subsequence: order kept
+    assert {i for i in indices if executions[i] < FREE} <= set(kept)
+    assert backoff.skipped == len(indices) - len(kept)
+    assert Backoff(seed).thin(indices, executions) == kept  # the seed decides every choice
+
+
+def test_a_mutant_run_many_times_still_runs_now_and_then():
+    backoff = Backoff(1)
+    kept = sum(len(backoff.thin([0], [800])) for _ in range(10_000))
+    assert 50 < kept < 150  # kept with probability FREE / 800: about 100 times in 10 000
+
+
+def test_a_timed_campaign_backs_off_from_the_equivalent_mutants_it_keeps_reaching():
+    """Insertion sort's surviving mutants are equivalent: infected by many inputs, they run ever more rarely."""
+    fuzzer = Fuzzer(resolve_target("targets.insertion_sort.driver:sort"), FuzzConfig(seconds=2, seed=1))
+    result = fuzzer.run()
+    stats, analysis = fuzzer.stats, fuzzer.analysis
+    assert stats.backed_off > 0
+    assert stats.likely_equivalent == likely_equivalent(analysis.executions, analysis.kills) >= 1
+    alive = {m["id"] for m in result.report["mutants"] if m["status"] == "alive"}
+    assert {analysis.program.mutants[i].id for i, e in enumerate(analysis.executions) if e >= FREE
+            and i not in analysis.kills} <= alive
