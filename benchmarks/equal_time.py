@@ -9,7 +9,7 @@ ceiling: the mutants some campaign's corpus killed (the killable ones known), an
 a variant would show if each of its corpora killed all of them.
 
 Usage: python benchmarks/equal_time.py [--time 60] [--seeds 1 2 3] [--targets json toml chocopy sqlparse]
-       [--variants default coverage split least-executed:10]
+       [--variants default coverage split least-executed:10] [--keep DIR]
 Variants other than `coverage` are mutation-guided: `default` is plain `mu2py fuzz`, `split` adds
 `--split`, `share:F` adds `--mutant-share F`, `least-executed:K` and `random:K` add `--filter`.  Campaigns
 run two at a time.
@@ -54,6 +54,9 @@ def campaign(spec: str, seed: int, seconds: float, out: Path, extra: list[str]) 
     report = json.loads(judged.stdout)
     summary = report["summary"]
     return {"killed": summary["killed"], "total": summary["total"], "trials": stats["trials"],
+            # drawing a child (havoc, decoding) per trial: it grows with the corpus's inputs, which differ by guidance
+            "input_us": 1e6 * stats["seconds_input"] / max(stats["trials"], 1),
+            "share": stats["seconds_analysis"] / max(stats["elapsed"], 1e-9),
             "ids": {m["id"] for m in report["mutants"] if m["status"] == "killed"},
             "per_s": stats["trials"] / max(stats["elapsed"], 1e-9),
             "inputs": len(json.loads((out / "corpus" / "index.json").read_text()))}
@@ -66,9 +69,13 @@ def main() -> None:
     parser.add_argument("--targets", nargs="+", default=["json", "toml", "chocopy", "urlparse", "jmespath", "tinycss2"],
                         choices=TARGETS)
     parser.add_argument("--variants", nargs="+", default=["default", "coverage"])
+    parser.add_argument("--keep", type=Path, help="keep every campaign's output folder here (default: deleted)")
     args = parser.parse_args()
     variants = list(dict.fromkeys(["coverage", *args.variants]))
     with tempfile.TemporaryDirectory(prefix="equal_time_") as scratch:
+        if args.keep is not None:
+            args.keep.mkdir(parents=True, exist_ok=True)
+            scratch = str(args.keep)
         for name in args.targets:
             spec = TARGETS[name]
             totals = {v: [0, 0.0] for v in variants}
@@ -84,7 +91,9 @@ def main() -> None:
                     totals[variant][1] += row["per_s"]
                     union |= row["ids"]
                     print(f"{name} seed={seed} {variant}: killed {row['killed']}/{row['total']}, "
-                          f"trials {row['trials']} ({row['per_s']:.1f}/s), corpus {row['inputs']}", flush=True)
+                          f"trials {row['trials']} ({row['per_s']:.1f}/s), corpus {row['inputs']}, drawing an input "
+                          f"{row['input_us']:.0f} us/trial, mutation analysis {row['share']:.0%} of the time",
+                          flush=True)
             ck, cs = totals["coverage"]
             # the most any variant could show: every seed's corpus killing every mutant some campaign killed
             ceiling = len(union) * len(args.seeds)
