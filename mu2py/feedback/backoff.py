@@ -1,4 +1,4 @@
-"""Backing off from likely-equivalent mutants: one run many times without a kill runs ever more rarely.
+"""Backing off from likely-equivalent mutants: a mutant run many times without a kill is run ever more rarely.
 
 Under a time budget, a mutant that inputs keep reaching and infecting without ever being killed
 (its changed value never reaches the output: most often an equivalent mutant) would otherwise be

@@ -31,8 +31,7 @@ def test_a_timed_campaign_backs_off_from_the_equivalent_mutants_it_keeps_reachin
     fuzzer = Fuzzer(resolve_target("targets.insertion_sort.driver:sort"), FuzzConfig(seconds=2, seed=1))
     result = fuzzer.run()
     stats, analysis = fuzzer.stats, fuzzer.analysis
-    assert stats.backed_off > 0
     assert stats.likely_equivalent == likely_equivalent(analysis.executions, analysis.kills) >= 1
-    alive = {m["id"] for m in result.report["mutants"] if m["status"] == "alive"}
-    assert {analysis.program.mutants[i].id for i, e in enumerate(analysis.executions) if e >= FREE
-            and i not in analysis.kills} <= alive
+    # most of what those mutants would have cost is saved: more runs left out than run in all (judging included)
+    assert stats.backed_off > stats.mutant_runs
+    assert result.report["summary"]["killed"] == len(analysis.kills) > 0
