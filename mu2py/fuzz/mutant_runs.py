@@ -34,6 +34,8 @@ class MutantRuns:
         # worth (its first run kills it far more often than any later one: see feedback.backoff)
         self._first_kills = self._first_runs = 0
         self.backoff = Backoff(config.seed)
+        if analysis is not None:
+            stats.share = round(self.current_share(), 3)
 
     def restart(self) -> None:
         """Start measuring from the current counters (a run's start, or a resumed one's)."""
@@ -129,7 +131,8 @@ class MutantRuns:
         self.share.mutants.seconds += neutral
         self._share_elapsed, self._share_neutral = elapsed, self.stats.seconds_neutral
         self.share.decay()
-        self.stats.share = round(self.current_share(), 3)
+        if self.analysis is not None:  # coverage guidance gives mutation analysis no time: its share stays 0
+            self.stats.share = round(self.current_share(), 3)
 
 
 def judge_inputs(target: Target, config: FuzzConfig, inputs: list[tuple[str, Any]],
