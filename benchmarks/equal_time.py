@@ -18,6 +18,7 @@ run two at a time.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -72,10 +73,10 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep every campaign's output folder here (default: deleted)")
     args = parser.parse_args()
     variants = list(dict.fromkeys(["coverage", *args.variants]))
-    with tempfile.TemporaryDirectory(prefix="equal_time_") as scratch:
-        if args.keep is not None:
-            args.keep.mkdir(parents=True, exist_ok=True)
-            scratch = str(args.keep)
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+    with contextlib.nullcontext(str(args.keep)) if args.keep else tempfile.TemporaryDirectory(prefix="equal_time_") \
+            as scratch:
         for name in args.targets:
             spec = TARGETS[name]
             totals = {v: [0, 0.0] for v in variants}

@@ -24,7 +24,6 @@ class Backoff:
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(f"backoff:{seed}")
-        self.skipped = 0  # mutant runs left out so far
 
     def thin(self, indices: Sequence[int], executions: Sequence[int]) -> list[int]:
         """The mutants of `indices` to run now (order kept); `executions[i]`: runs of `i` so far (all alive)."""
@@ -34,7 +33,6 @@ class Backoff:
             e = executions[i]
             if e < FREE or rng.random() * e < FREE:
                 kept.append(i)
-        self.skipped += len(indices) - len(kept)
         return kept
 
 

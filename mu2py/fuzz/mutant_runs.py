@@ -84,8 +84,9 @@ class MutantRuns:
             stats.filtered += sel.filtered
             if timed:
                 covered = self.corpus_infected
-                sel.run = self.backoff.thin([i for i in sel.run if i not in covered], executions)
-                stats.backed_off = self.backoff.skipped
+                fresh = [i for i in sel.run if i not in covered]
+                sel.run = self.backoff.thin(fresh, executions)
+                stats.backed_off += len(fresh) - len(sel.run)  # a counter like the others: it carries on past a resume
                 # a batch may not take exploration's time either (thousands of mutants reached at once): it
                 # stops at its share of the time, at least a second; the least executed go first
                 allowed = self.current_share() * (tp - start) - stats.seconds_analysis

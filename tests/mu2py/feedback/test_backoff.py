@@ -1,5 +1,7 @@
 """Backing off from likely-equivalent mutants: thinning keeps its invariants, and a timed campaign uses it."""
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -16,7 +18,6 @@ def test_thinning_keeps_every_fresh_mutant_and_the_order(executions, seed):
     kept = backoff.thin(indices, executions)
     assert kept == [i for i in indices if i in set(kept)]  # a subsequence: order kept
     assert {i for i in indices if executions[i] < FREE} <= set(kept)
-    assert backoff.skipped == len(indices) - len(kept)
     assert Backoff(seed).thin(indices, executions) == kept  # the seed decides every choice
 
 
@@ -35,3 +36,24 @@ def test_a_timed_campaign_backs_off_from_the_equivalent_mutants_it_keeps_reachin
     # most of what those mutants would have cost is saved: more runs left out than run in all (judging included)
     assert stats.backed_off > stats.mutant_runs
     assert result.report["summary"]["killed"] == len(analysis.kills) > 0
+
+
+def test_the_backed_off_count_carries_on_past_a_resume(tmp_path, monkeypatch):
+    target, out = resolve_target("targets.insertion_sort.driver:sort"), tmp_path / "run"
+    Fuzzer(target, FuzzConfig(seconds=1, seed=1, out=out, judge=False)).run()
+    before = json.loads((out / "state.json").read_text())["stats"]["backed_off"]
+    assert before > 0
+    left_out = []
+    thin = Backoff.thin
+
+    def counting(self, indices, executions):
+        kept = thin(self, indices, executions)
+        left_out.append(len(indices) - len(kept))
+        return kept
+
+    monkeypatch.setattr(Backoff, "thin", counting)
+    fuzzer = Fuzzer(target, FuzzConfig(seconds=2, seed=1, out=out, judge=False))
+    fuzzer.resume()
+    fuzzer.run()
+    assert sum(left_out) > 0
+    assert fuzzer.stats.backed_off == before + sum(left_out)
