@@ -288,12 +288,13 @@ class LocalRunner:
         return self.engine.copies_built
 
     def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
-              stop_at: float | None = None) -> list[Verdict]:
+              stop_at: float | None = None, original: RunResult | None = None) -> list[Verdict]:
         """Verdicts for `indices` on `value` (see `Engine.judge`)."""
         missing = [i for i in indices if i not in self.engine.payloads]
         if missing:
             self.engine.add([self.program.payload(i) for i in missing])
-        return self.engine.judge(value, indices, timeout, differential=differential, stop_at=stop_at)
+        return self.engine.judge(value, indices, timeout, differential=differential, stop_at=stop_at,
+                                 original=original)
 
     def close(self) -> None:
         """Nothing to release."""

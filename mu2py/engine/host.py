@@ -27,6 +27,7 @@ host's retirement or `close()` (unless it left the host's process group itself).
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
@@ -91,6 +92,10 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
         leave_if_forked(me)
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
         return
+    # what the host inherited and loaded lives as long as it does: the collector need not scan it again.  A full
+    # collection over the supervisor's heap (Hypothesis, a grammar, the campaign's memory of tried inputs) takes
+    # tens of ms, as long as a short mutant's whole CPU budget: it would land in some run and time it out
+    gc.freeze()
     conn.send(("ready", ({m.name: m.source_hash for m in target.modules}, engine.build_timeout)))
     limit_memory(memory_mb)
 
@@ -222,11 +227,15 @@ class HostRunner:
     # -- judging ----------------------------------------------------------------------
 
     def judge(self, value: Any, indices: Sequence[int], timeout: float, *, differential: bool = True,
-              stop_at: float | None = None) -> list[Verdict]:
-        """Verdicts for `indices` on `value` (see the module docstring); fewer when `stop_at` passed."""
+              stop_at: float | None = None, original: RunResult | None = None) -> list[Verdict]:
+        """Verdicts for `indices` on `value` (see the module docstring); fewer when `stop_at` passed.
+
+        With `original` (the original's result on `value`, run by the caller) the host judges against it
+        and does not run the original itself, unless it cannot be pickled.
+        """
         out: list[Verdict] = []
         remaining = list(indices)
-        self._original = None
+        self._original = original
         try:
             while remaining:
                 done, finished = self._judge_once(value, remaining[:self.capacity], timeout, differential, stop_at)
@@ -258,7 +267,7 @@ class HostRunner:
         progress[_PHASE] = 0
         progress[_POSITION] = -1
         try:
-            send(self._conn, ("run", (self._batch, value, indices, timeout, differential, stop_at, self._original)))
+            self._send_run((self._batch, value, indices, timeout, differential, stop_at))
         except (OSError, BrokenPipeError):
             return self._lost(indices, "crash", "the host was gone")
         except Exception as exc:  # noqa: BLE001 - an input the pipe cannot carry
@@ -303,6 +312,20 @@ class HostRunner:
                 limit, since = ORIGINAL_DEADLINE + timeout, sent
             if time.monotonic() - since > limit:
                 return self._lost(indices, "timeout", f"no answer after {limit:.1f}s")
+
+    def _send_run(self, body: tuple[Any, ...]) -> None:
+        """Send a batch, with the original's result when known; when that result cannot be pickled, without it
+        (the host then runs the original itself)."""
+        try:
+            send(self._conn, ("run", (*body, self._original)))
+        except (OSError, BrokenPipeError):
+            raise
+        except Exception:
+            if self._original is None:
+                raise
+            # pickling fails before anything is written: the pipe holds no partial message
+            self._original = None
+            send(self._conn, ("run", (*body, None)))
 
     def _exit_detail(self) -> str:
         code = self._process.exitcode if self._process is not None else None

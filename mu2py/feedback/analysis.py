@@ -25,8 +25,8 @@ class Runner(Protocol):
     """Judges mutants on one input: `mu2py.engine.host.HostRunner` or `mu2py.engine.engine.LocalRunner`."""
 
     def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
-              stop_at: float | None = None) -> list[Verdict]:
-        """One verdict per mutant judged, in order."""
+              stop_at: float | None = None, original: RunResult | None = None) -> list[Verdict]:
+        """One verdict per mutant judged, in order (against `original` when given: the runner skips its own run)."""
         ...
 
     def close(self) -> None:
@@ -206,16 +206,19 @@ class Analysis:
         return self._runner
 
     def run_selected(self, sel: Selection, value: Any, original: RunResult, label: str,
-                     stop_at: float | None = None) -> list[int]:
+                     stop_at: float | None = None, share_original: bool = False) -> list[int]:
         """Run the selected mutants on `value`; record and return the ones it kills.
 
         With `stop_at` (a `time.monotonic()` value) the batch stops there: mutants not run
-        are neither counted as executed nor judged.
+        are neither counted as executed nor judged.  With `share_original`, mutants are judged
+        against `original` itself and the runner does not run the original again: the caller
+        vouches that `original` is what a run from the post-import state gives (see
+        `MutantRuns.run`); otherwise the runner runs its own original first.
         """
         if not sel.run:
             return []
         verdicts = self.runner.judge(value, sel.run, self.mutant_timeout(original), differential=self.differential,
-                                     stop_at=stop_at)
+                                     stop_at=stop_at, original=original if share_original else None)
         new: list[int] = []
         for verdict in verdicts:
             self.executions[verdict.index] += 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from mu2py.engine.runs import RunResult
+from mu2py.engine.runs import RunResult, Status
 from mu2py.feedback.analysis import Analysis
 from mu2py.feedback.backoff import Backoff
 from mu2py.feedback.share import MutantShare
@@ -98,7 +98,11 @@ class MutantRuns:
             stats.seconds_selection += t3 - tp
             runs_before = analysis.mutant_runs
             firsts = [i for i in sel.run if executions[i] == 0] if timed else []
-            killed = analysis.run_selected(sel, value, original, name, stop_at=stop_at)
+            # the plain original ran from the post-import state (containers reset), as a host's would: the host
+            # judges against it instead of running it again.  Not when it raised or hung: a host's run nearer
+            # the stack's base, under a memory limit, might not fail the same way
+            killed = analysis.run_selected(sel, value, original, name, stop_at=stop_at,
+                                           share_original=original.status is Status.OK)
             if firsts:
                 self._first_runs += sum(1 for i in firsts if executions[i])
                 self._first_kills += len(set(firsts).intersection(killed))
