@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import gc
 import os
-import signal
 import time
 import types
 from collections import OrderedDict
@@ -40,7 +39,7 @@ from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.engine.oracle import KillReason, kill_reason
 from mu2py.engine.outside import OutsideState
 from mu2py.engine.payload import ModuleLayout, Payload
-from mu2py.engine.runs import RunResult, Status, Timeout, leave_if_forked, quiet_timeouts, run
+from mu2py.engine.runs import RunResult, Status, Timeout, leave_if_forked, quiet_timeouts, run, wall_alarm
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.target.modules import Target
 
@@ -183,16 +182,13 @@ class Engine:
             return CopyLoadError(exc)
         codes = dict(self.codes, **{payload.module: code})
         # a module body that loops is interrupted like a looping mutant run
-        previous = signal.signal(signal.SIGALRM, _build_alarm)
-        signal.setitimer(signal.ITIMER_REAL, self.build_timeout)
-        try:
-            copies = build_copies(self.target, codes, with_driver=False)
-        except CopyLoadError as exc:
-            return exc
-        finally:
-            leave_if_forked(self.pid)  # a module body that forked: its child must not go on as this process
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+        with wall_alarm(self.build_timeout, _build_alarm):
+            try:
+                copies = build_copies(self.target, codes, with_driver=False)
+            except CopyLoadError as exc:
+                return exc
+            finally:
+                leave_if_forked(self.pid)  # a module body that forked: its child must not go on as this process
         # the driver is not re-run: its namespace is rebound to the new copies (strategies stay shared)
         namespace = rebind_driver(self.copies[self._driver_module], self._base, copies)
         return _CopySet(bound_to(namespace[self._driver_name], copies), list(copies.values()))

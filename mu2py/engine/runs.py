@@ -9,7 +9,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -152,6 +153,24 @@ def quiet_timeouts() -> None:
     global _PREVIOUS_HOOK
     if sys.unraisablehook is not _quiet_timeouts:
         _PREVIOUS_HOOK, sys.unraisablehook = sys.unraisablehook, _quiet_timeouts
+
+
+@contextmanager
+def wall_alarm(seconds: float | None, handler: Callable[[int, Any], Any]) -> Iterator[None]:
+    """Within the block, SIGALRM calls `handler` (which raises to interrupt) after `seconds` of wall time (no timer
+    when None or 0).  On leaving, however it is left, the timer is cancelled and the handler before it is back.
+
+    For the slower runs that need no fast path: a module body being built, one pytest test.  `run` keeps its own
+    timer handling, which spares a mutant run the handler's installation.
+    """
+    previous = signal.signal(signal.SIGALRM, handler)
+    if seconds:
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_exit: bool = False,

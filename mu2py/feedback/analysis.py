@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from mu2py.engine.engine import Verdict
 from mu2py.engine.oracle import KillReason
 from mu2py.engine.runs import RunResult, run
+from mu2py.feedback.schedule import least_executed_first
 from mu2py.mutants.catalog import Program
 from mu2py.mutants.probes import ProbeRecorder
 
@@ -180,7 +181,7 @@ class Analysis:
                 if self.filter.kind == "random":
                     kept = self.rng.sample(chosen, keep)
                 else:
-                    kept = sorted(chosen, key=lambda i: (self.executions[i], i))[:keep]
+                    kept = least_executed_first(chosen, self.executions)[:keep]
                 sel.filtered = len(chosen) - keep
                 sel.run = sorted(kept)
         return sel

@@ -27,6 +27,7 @@ from mu2py.errors import UserError
 from mu2py.feedback.analysis import Analysis, Filter, Kill
 from mu2py.feedback.backoff import likely_equivalent
 from mu2py.feedback.coverage import CoverageMap
+from mu2py.feedback.schedule import Energy, donor
 from mu2py.fuzz.config import ORIGINAL_TIMEOUT, SANITY_TRIALS, FuzzConfig, FuzzResult, Stats
 from mu2py.fuzz.folder import CampaignFolder
 from mu2py.fuzz.mutant_runs import MutantRuns
@@ -40,6 +41,8 @@ from mu2py.store.atomic import DirectoryLock
 from mu2py.store.corpus import Corpus, Entry
 from mu2py.target.modules import Target
 
+# favored inputs (those that killed mutants) get twice the energy of others
+ENERGY = Energy(favored=0.5)
 _TRIED = Decoded(value=None, choices=())  # _next_input's answer for an input tried already: nothing runs
 
 
@@ -124,27 +127,18 @@ class Fuzzer:
             return True
         return self.config.seconds is not None and time.perf_counter() - self._start >= self.config.seconds
 
-    def _pick_parent(self) -> Entry | None:
-        entries = self.corpus.entries
-        if not entries:
-            return None
-        # favored inputs (those that killed mutants) get twice the energy of others
-        if self.rng.random() < 0.5 and self._favored:
-            return self.rng.choice(self._favored)
-        return self.rng.choice(entries)
-
     def _next_input(self) -> Decoded | None:
         """The next input: a seed or a havoc child, decoded; None if rejected, `_TRIED` if tried before."""
         seeds = self.config.initial
         if self.stats.trials <= len(seeds):  # trials counts from 1: trial k replays seed k-1
             return self._unless_tried(self.source.decode(seeds[self.stats.trials - 1], self.rng))
         t0 = time.perf_counter()
-        parent = self._pick_parent()
+        parent = ENERGY.parent(self.rng, self.corpus.entries, self._favored)
         if parent is None:
             child: list[Any] | tuple[()] = ()
         else:
-            donor = self.rng.choice(self.corpus.entries).choices if len(self.corpus) > 1 else None
-            child = havoc(parent.choices, self.source, self.rng, donor, parent.kinds)
+            splice = donor(self.rng, self.corpus.entries)
+            child = havoc(parent.choices, self.source, self.rng, splice.choices if splice else None, parent.kinds)
         self.stats.seconds_mutate += time.perf_counter() - t0
         known = self.tried.predict(child)
         if known is not None:  # decoding would give a tried input or a rejection, and draw nothing

@@ -13,6 +13,7 @@ from typing import Any
 from mu2py.engine.runs import RunResult, Status
 from mu2py.feedback.analysis import Analysis
 from mu2py.feedback.backoff import Backoff
+from mu2py.feedback.schedule import least_executed_first
 from mu2py.feedback.share import MutantShare
 from mu2py.fuzz.config import ORIGINAL_TIMEOUT, FuzzConfig, Stats
 from mu2py.mutants.catalog import Program
@@ -92,7 +93,7 @@ class MutantRuns:
                 allowed = self.current_share() * (tp - start) - stats.seconds_analysis
                 batch_end = time.monotonic() + max(1.0, allowed)
                 stop_at = batch_end if stop_at is None else min(stop_at, batch_end)
-                sel.run.sort(key=lambda i: (executions[i], i))
+                sel.run = least_executed_first(sel.run, executions)
             stats.run_this_input = len(sel.run)
             t3 = time.perf_counter()
             stats.seconds_selection += t3 - tp

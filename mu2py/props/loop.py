@@ -26,6 +26,7 @@ from mu2py.engine.oracle import kill_reason
 from mu2py.engine.runs import RunResult, Status
 from mu2py.engine.swap import SwapError
 from mu2py.feedback.coverage import CoverageMap
+from mu2py.feedback.schedule import Energy, donor, least_executed_first
 from mu2py.props.feedback import LabelFeedback
 from mu2py.props.handle import Input, PropertyHandle
 from mu2py.score import hosted
@@ -34,6 +35,9 @@ SEEDS = 8  # the first trials run fresh inputs: the corpus needs a few valid one
 MIN_TIMEOUT = 0.5
 TIMEOUT_FACTOR = 20.0
 ORIGINAL_TIMEOUT = 10.0
+# the newest input gets a quarter of the energy (a property's inputs reach new code a step at a time), favored
+# ones (which killed mutants) over a third
+ENERGY = Energy(newest=0.25, favored=0.35)
 
 
 @dataclass
@@ -177,16 +181,10 @@ class PropertyFuzzer:
     def _next_buffer(self) -> Input:
         if self.trial <= SEEDS or not self.corpus:
             return self.handle.fresh_input(self.rng)
-        r = self.rng.random()
-        if r < 0.25:
-            # the newest input gets a quarter of the energy: what just reached new code is the likeliest
-            # step towards code behind it (a condition that needs several bytes right, one at a time)
-            parent = self.corpus[-1]
-        else:
-            pool = self.favored if self.favored and r < 0.6 else self.corpus
-            parent = self.rng.choice(pool)
-        donor = self.rng.choice(self.corpus).buffer if len(self.corpus) > 1 else None
-        return self.handle.child(parent.buffer, self.rng, donor)
+        parent = ENERGY.parent(self.rng, self.corpus, self.favored)
+        assert parent is not None
+        splice = donor(self.rng, self.corpus)
+        return self.handle.child(parent.buffer, self.rng, splice.buffer if splice else None)
 
     def _run_original(self, buffer: Input, seed: int) -> tuple[RunResult, set[int], set[int], int]:
         plans, recorder, coverage = _probed()
@@ -222,10 +220,8 @@ class PropertyFuzzer:
         killed = []
         alive = [i for i in infected & self.candidates if i not in self.kills and i not in self.killed_before]
         executions = self.executions
-        # Mu2-OPT's least-executed filter: at most `per_input` mutants per input, those run least so far
-        # first (ties by index), so a mutant left out now is among the first in line on the next input
-        alive.sort(key=lambda i: (executions.get(i, 0), i))
-        for index in alive[: self.per_input if cap else None]:
+        # Mu2-OPT's least-executed filter: at most `per_input` mutants per input, those run least so far first
+        for index in least_executed_first(alive, executions)[: self.per_input if cap else None]:
             result = run_mutant(self.handle, index, buffer, timeout)
             if result is None:
                 continue

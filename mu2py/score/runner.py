@@ -13,10 +13,9 @@ be replaced.
 
 from __future__ import annotations
 
-import signal
 from typing import Any
 
-from mu2py.engine.runs import Timeout
+from mu2py.engine.runs import Timeout, wall_alarm
 from mu2py.engine.workers import request_restart
 from mu2py.score import given, hosted, ports
 from mu2py.score.params import restore_params
@@ -62,24 +61,23 @@ def run_test(item: Any, timeout: float | None) -> str:
     global _fired, _subtest_failed, _testing, last_skipped
     _fired = _subtest_failed = last_skipped = ports.busy = False
     given.fired_outside = False
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
     if timeout:
         # a @given test's examples: each at most a fifth of the whole (twice the original's full run)
         given.limit = max(EXAMPLE_TIMEOUT, timeout / 5)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
-    _testing = True
     try:
-        reports = runtestprotocol(item, nextitem=None, log=False)
-    except (Timeout, ports.Busy):
-        reports = []
-    except Exception:  # noqa: BLE001 - pytest's own reporting broke (a mutant disturbed what it relies on)
-        request_restart()
-        return "failed"  # checked on the original by the caller, then judged in a fresh interpreter
+        with wall_alarm(timeout, _on_alarm):
+            _testing = True
+            try:
+                reports = runtestprotocol(item, nextitem=None, log=False)
+            except (Timeout, ports.Busy):
+                reports = []
+            except Exception:  # noqa: BLE001 - pytest's own reporting broke (a mutant disturbed what it relies on)
+                request_restart()
+                return "failed"  # checked on the original by the caller, then judged in a fresh interpreter
+            finally:
+                _testing = False
+                given.limit = None
     finally:
-        _testing = False
-        given.limit = None
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
         ports.release()
     if ports.busy:
         return "busy"

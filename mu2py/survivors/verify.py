@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from pathlib import Path
 
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.isolated import INJECT, write_spec
+from mu2py.testgen.junit import read_junit
 
 # seconds a verification session may take: past it, a run with a mutant counts as failing (the mutant hangs)
 SESSION_TIMEOUT = 120.0
@@ -40,14 +40,8 @@ class MutantSource:
 
 
 def _outcomes(xml: Path) -> dict[str, bool]:
-    """Per test function name, whether it passed (from a JUnit XML file; empty when there is none)."""
-    if not xml.is_file():
-        return {}
-    found = {}
-    for case in ElementTree.parse(xml).iter("testcase"):
-        bad = any(case.find(tag) is not None for tag in ("failure", "error", "skipped"))
-        found[case.get("name", "")] = not bad
-    return found
+    """Per test function name, whether it passed (a skip is no pass; empty when there is no JUnit XML file)."""
+    return {case.name: case.outcome == "passed" for case in read_junit(xml) or ()}
 
 
 class Sessions:

@@ -12,12 +12,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mu2py.errors import UserError
+from mu2py.testgen.junit import read_junit
 
 # inputs drawn to check that a function's original gives the same outcome twice
 DETERMINISM_DRAWS = 5
@@ -187,21 +187,19 @@ def failing_cases(files: list[Path], sys_path: list[str]) -> tuple[set[tuple[str
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
                "--junitxml", str(xml), *map(str, files)]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        if not xml.is_file():
+        cases = read_junit(xml)
+        if cases is None:
             return set(), [f"pytest could not run the generated tests: {(proc.stdout + proc.stderr).strip()[-300:]}"]
         failing: set[tuple[str, str, str]] = set()
         errors: list[str] = []
-        for case in ElementTree.parse(xml).iter("testcase"):
-            bad = case.find("failure") if case.find("failure") is not None else case.find("error")
-            if bad is None:
+        for case in cases:
+            if case.outcome not in ("failure", "error"):
                 continue
-            name = case.get("name", "")
-            stem = case.get("classname", "").rpartition(".")[2]
-            if "[" in name:
-                test, _, rest = name.partition("[")
-                failing.add((stem, test, rest.rstrip("]")))
+            if "[" in case.name:
+                test, _, rest = case.name.partition("[")
+                failing.add((case.module_stem, test, rest.rstrip("]")))
             else:
-                errors.append(f"{stem or name}: {bad.get('message', '')[:200]}")
+                errors.append(f"{case.module_stem or case.name}: {case.message[:200]}")
     return failing, errors
 
 
