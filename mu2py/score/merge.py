@@ -48,7 +48,7 @@ class Reload:
     caches: list[Any] = field(default_factory=list)  # merged memoizing wrappers: their answers belong to one version
     bookkeeping: list[Any] = field(default_factory=list)  # the caller's holders of originals that do not count
     ran_at_import: set[types.CodeType] | None = None  # code that ran while importers were imported (None: unknown)
-    data_changed: set[int] = field(default_factory=set)  # ids of merged classes whose data attributes changed
+    data_changed: dict[int, set[str]] = field(default_factory=dict)  # merged class id -> its changed data names
     changed_codes: set[types.CodeType] = field(default_factory=set)  # original code of functions that changed
     changed_names: set[str] = field(default_factory=set)  # names and attribute names bound to something new
     project: frozenset[str] = frozenset()  # the modules whose code `observed_by` is asked about (see below)
@@ -252,7 +252,7 @@ class Reload:
                 if isinstance(after, (types.MemberDescriptorType, types.GetSetDescriptorType)):
                     return False
                 if not callable(after) and not isinstance(after, (staticmethod, classmethod, property)):
-                    self.data_changed.add(id(old))
+                    self.data_changed.setdefault(id(old), set()).add(key)
                 self._set_attr(old, key, after)
         return True
 

@@ -119,12 +119,16 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
             # a fresh import would fail in the importer; here it keeps the original
             reload.doubts.append(f"{name} is no longer defined, but other modules import it")
     for name, old, new, merged in changed:
-        # a merged function keeps its identity: a reader at import time holds the changed object, and a
-        # call it made then is caught in `merge`; a merged class whose data changed may have been read
-        if not merged or id(old) in reload.data_changed:
+        # a merged function or class keeps its identity: a reader at import time holds the changed object,
+        # and a call it made then is caught in `merge`; a merged class's changed data may have been read
+        if not merged:
             reader = graph.read_at_import(module.__name__, name)
             if reader is not None:
                 reload.doubts.append(f"{reader} reads {name} while it is imported")
+        elif id(old) in reload.data_changed:
+            doubt = _data_read_at_import(reload, graph, module.__name__, reload.data_changed[id(old)])
+            if doubt is not None:
+                reload.doubts.append(doubt)
         if merged:
             continue
         reload.changed_names.add(name)
@@ -145,6 +149,26 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
     if replaced:
         _check_unreferenced(reload, replaced, changed)
     _check_containers(reload, [new for _, _, new, merged in changed if not merged])
+
+
+def _data_read_at_import(reload: Reload, graph: ImportGraph, module: str, names: set[str]) -> str | None:
+    """Why a merged class's changed data attributes `names` may have been read at import time, or None.
+
+    Another module's import-time code naming one of them (`LIMIT = Cache.limit`), or code of the
+    package that ran then and names one (`Cache.__init__` copying it into an instance made at
+    import).  Holding the class itself (`Cache = base.Cache` in a test class) is no read: the held
+    class is the merged one.  Reads by a computed name (`getattr(Cache, key)`) are not seen.
+    """
+    for key in sorted(names):
+        reader = graph.read_at_import(module, key)
+        if reader is not None:
+            return f"{reader} reads {key} while it is imported"
+    if reload.ran_at_import is None:
+        return f"{', '.join(sorted(names))} changed, and what ran at import time is unknown"
+    for code in reload.ran_at_import:
+        if not names.isdisjoint(code.co_names):
+            return f"{code.co_qualname} reads {', '.join(sorted(names & set(code.co_names)))} and ran at import time"
+    return None
 
 
 def _rebind_everywhere(reload: Reload, old: Any, new: Any, modules: dict[str, types.ModuleType]) -> None:
