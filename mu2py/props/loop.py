@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,13 +114,16 @@ def _probed(fresh: bool = False) -> tuple[dict[str, list[Any]], Any, CoverageMap
     return _PLANS.probed, _PLANS.recorder, _PLANS.coverage
 
 
-def _with_plan(plan: list[Any], module: str, fn: Any) -> Any:
+@contextmanager
+def swapped_in(index: int, plan: list[Any]) -> Iterator[None]:
+    """Within the block, function-level mutant `index` is in its live module by its swap `plan` (see
+    `mutant_plan`); the original's code is back however the block is left."""
     state = hosted.state()
-    swap = state.swaps[module]
-    hosted.fresh_start(state)
+    assert state.program is not None
+    swap = state.swaps[state.program.mutants[index].module]
     swap.apply_plan(plan)
     try:
-        return fn()
+        yield
     finally:
         swap.restore()
 
@@ -128,9 +133,9 @@ def run_mutant(handle: PropertyHandle, index: int, buffer: Input, timeout: float
     plan = mutant_plan(index)
     if plan is None:
         return None
-    program = hosted.state().program
-    assert program is not None
-    return _with_plan(plan, program.mutants[index].module, lambda: handle.run(buffer, timeout))
+    hosted.fresh_start(hosted.state())
+    with swapped_in(index, plan):
+        return handle.run(buffer, timeout)
 
 
 def kills(original: RunResult, mutant: RunResult) -> str | None:

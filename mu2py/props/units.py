@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis.database import choices_to_bytes
 
 from mu2py.props.handle import Input, PropertyHandle, direct_params, why_not_fuzzable
-from mu2py.props.loop import PropertyFuzzer, mutant_plan
+from mu2py.props.loop import PropertyFuzzer, mutant_plan, swapped_in
 from mu2py.score import given, hosted, runner
 from mu2py.score.units import run_unit as score_unit
 
@@ -51,19 +51,13 @@ def props_default(unit: dict[str, Any]) -> dict[str, Any]:
     item = hosted.item(state, unit["nodeid"], unit["position"])
     killed, unswappable = {}, []
     start = time.perf_counter()
-    program = state.program
-    assert program is not None
     for position, index in enumerate(unit["mutants"]):
         plan = mutant_plan(index)
         if plan is None:
             unswappable.append(index)
             continue
-        swap = state.swaps[program.mutants[index].module]
-        swap.apply_plan(plan)
-        try:
+        with swapped_in(index, plan):
             outcome = runner.run_test(item, unit["timeout"])
-        finally:
-            swap.restore()
         if outcome != "passed":
             killed[index] = "timeout" if outcome == "timeout" else "exception"
         if outcome == "timeout" and given.fired_outside:  # the worker is replaced: the rest go to a fresh one
@@ -119,18 +113,14 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
     kills = {}
     for index, kill in sorted(fuzzer.kills.items()):
         saved, serialized, representation = False, _serialized(kill.buffer), kill.representation
-        swap = state.swaps[program.mutants[index].module]
         plan = mutant_plan(index)
         assert plan is not None
         hosted.fresh_start(state)
-        swap.apply_plan(plan)
-        try:
+        with swapped_in(index, plan):
             found = handle.failing_choices(kill.buffer, timeout)
             # Hypothesis shrinks it on the mutant: the @example line and the saved input are its minimal form
             left = shrink_time()
             shrunk = handle.shrink(*found, settings, left) if found is not None and left > 0 else None
-        finally:
-            swap.restore()
         if found is not None:
             key, value = found
             if shrunk is not None:
