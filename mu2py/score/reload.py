@@ -6,6 +6,8 @@ the original objects everywhere: `from m import f` bindings, subclasses, instanc
 exception handlers.  `reload_in_place` runs the mutated body in the module's own
 namespace, then:
 
+- first gives a re-created bare `object()` sentinel its original identity wherever the body put it
+  (see `sentinels`): it differs from the original only by identity, and every reader holds the original;
 - merges every re-created function into the original function object (code, defaults,
   closure cells, attributes) and every re-created class into the original class (its
   attributes and methods), so that identity-based references stay valid and see the mutant;
@@ -34,6 +36,7 @@ from typing import Any
 
 from mu2py.score.imports import ImportGraph
 from mu2py.score.merge import MISSING, Reload, is_atom
+from mu2py.score.sentinels import keep_sentinels
 
 # what the import system puts in a module's namespace before running its body
 _MODULE_ATTRIBUTES = frozenset({"__name__", "__doc__", "__package__", "__loader__", "__spec__", "__file__",
@@ -87,6 +90,8 @@ def reload_in_place(module: types.ModuleType, code: types.CodeType, graph: Impor
 
 def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.ModuleType]) -> None:
     module, namespace, saved = reload.module, vars(reload.module), reload.saved
+    # before any merge: merged functions and classes, and the module, must all keep the one original sentinel
+    keep_sentinels(namespace, saved)
     changed: list[tuple[str, Any, Any, bool]] = []  # name, original, re-created, merged into the original
     pending = []
     # functions and classes first: instances and tables made by the body are judged against the merged classes
