@@ -3,8 +3,9 @@
 For every target and seed, `mu2py fuzz TARGET --time T --seed S` runs once with the default
 (mutation) guidance and once with `--guidance coverage`, side by side (two processes at once,
 so both sides see the same load), then `mu2py mutate TARGET --input OUT/corpus --json` judges
-each corpus.  Prints one line per (target, seed, variant): mutants killed, trials, trials/s;
-then per target the totals, the kill ratio and the mutation/coverage trials/s ratio, and the
+each corpus.  Prints one line per (target, seed, variant): mutants killed, trials, trials/s (all, and those that ran
+the program: a child that decodes to an input tried already runs nothing, and a converged corpus's
+havoc makes many); then per target the totals, the kill ratio and the mutation/coverage trials/s ratios, and the
 ceiling: the mutants some campaign's corpus killed (the killable ones known), and the kill ratio
 a variant would show if each of its corpora killed all of them.
 
@@ -60,6 +61,10 @@ def campaign(spec: str, seed: int, seconds: float, out: Path, extra: list[str]) 
             "share": stats["seconds_analysis"] / max(stats["elapsed"], 1e-9),
             "ids": {m["id"] for m in report["mutants"] if m["status"] == "killed"},
             "per_s": stats["trials"] / max(stats["elapsed"], 1e-9),
+            # trials that ran the program: a duplicate (a child decoding to an input tried already) or a predicted
+            # one runs nothing, and a converged corpus makes many (see the module docstring)
+            "ran_per_s": (stats["trials"] - stats.get("duplicates", 0) - stats.get("predicted", 0))
+            / max(stats["elapsed"], 1e-9),
             "inputs": len(json.loads((out / "corpus" / "index.json").read_text()))}
 
 
@@ -79,7 +84,7 @@ def main() -> None:
             as scratch:
         for name in args.targets:
             spec = TARGETS[name]
-            totals = {v: [0, 0.0] for v in variants}
+            totals = {v: [0, 0.0, 0.0] for v in variants}
             union: set[str] = set()  # mutants some campaign's corpus kills: the killable ones known
             for seed in args.seeds:
                 base = Path(scratch) / f"{name}-{seed}"
@@ -90,21 +95,23 @@ def main() -> None:
                 for variant, row in rows.items():
                     totals[variant][0] += row["killed"]
                     totals[variant][1] += row["per_s"]
+                    totals[variant][2] += row["ran_per_s"]
                     union |= row["ids"]
                     print(f"{name} seed={seed} {variant}: killed {row['killed']}/{row['total']}, "
-                          f"trials {row['trials']} ({row['per_s']:.1f}/s), corpus {row['inputs']}, drawing an input "
+                          f"trials {row['trials']} ({row['per_s']:.1f}/s, {row['ran_per_s']:.1f}/s ran the program), "
+                          f"corpus {row['inputs']}, drawing an input "
                           f"{row['input_us']:.0f} us/trial, mutation analysis {row['share']:.0%} of the time",
                           flush=True)
-            ck, cs = totals["coverage"]
+            ck, cs, cr = totals["coverage"]
             # the most any variant could show: every seed's corpus killing every mutant some campaign killed
             ceiling = len(union) * len(args.seeds)
             print(f"{name}: {len(union)} mutants killed by some corpus; coverage corpora kill {ck / ceiling:.1%} "
                   f"of them: a ratio above {ceiling / max(ck, 1):.3f}x is out of reach", flush=True)
             for variant in variants[1:]:
-                mk, ms = totals[variant]
+                mk, ms, mr = totals[variant]
                 print(f"{name} at {args.time:g}s x {len(args.seeds)} seeds: kills {variant} {mk} vs coverage {ck} "
                       f"({mk / max(ck, 1):.3f}x, {100 * (mk - ck) / max(ck, 1):+.1f}%); trials/s ratio "
-                      f"{ms / max(cs, 1e-9):.3f}", flush=True)
+                      f"{ms / max(cs, 1e-9):.3f}, of trials that ran the program {mr / max(cr, 1e-9):.3f}", flush=True)
 
 
 def fuzz_args(variant: str) -> list[str]:
