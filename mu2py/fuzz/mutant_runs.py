@@ -99,11 +99,12 @@ class MutantRuns:
             stats.seconds_selection += t3 - tp
             runs_before = analysis.mutant_runs
             firsts = [i for i in sel.run if executions[i] == 0] if timed else []
-            # the plain original ran from the post-import state (containers reset), as a host's would: the host
-            # judges against it instead of running it again.  Not when it raised or hung: a host's run nearer
-            # the stack's base, under a memory limit, might not fail the same way
+            # timed, a batch is a mutant or two: the host judges them against the plain original (run from the
+            # post-import state, containers reset, as a host's would) instead of running it again.  Not when it
+            # raised or hung (a host's run nearer the stack's base, under a memory limit, might not fail the same
+            # way), nor under a trial budget, whose verdicts stay those of the host's own original run
             killed = analysis.run_selected(sel, value, original, name, stop_at=stop_at,
-                                           share_original=original.status is Status.OK)
+                                           share_original=timed and original.status is Status.OK)
             if firsts:
                 self._first_runs += sum(1 for i in firsts if executions[i])
                 self._first_kills += len(set(firsts).intersection(killed))
