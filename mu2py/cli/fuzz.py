@@ -144,6 +144,9 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
     if report is not None:
         more = f"all of them in {out / 'mutants.json'}" if out else "give --out to keep the full report"
         print_mutation_report(console, report, max_rows=10, more=more, survivors=not args.quiet)
+        unreached = _unreached_warning(report, fuzzer.program, target.prefixes)
+        if unreached:
+            console.print(f"warning: {unreached}")
         unjudged = sum(not e.judged for e in result.corpus)
         if unjudged and not args.judge:
             # the kills above are those made during the run: not the corpus's score, which judging gives
@@ -154,6 +157,25 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         console.print(f"corpus: {out / 'corpus'} ({_inputs(len(result.corpus))}, each kept because it added "
                       "coverage or killed a mutant)")
     return _failures_found(console, fuzzer.stats.failures, out)
+
+
+def _unreached_warning(report: dict[str, Any], program: Any, targets: Any) -> str | None:
+    """Why no input reached a function of the targets, when none did (else None).
+
+    The driver runs mu2py's copies of the targets only through the modules it imports from them;
+    a call made through a module outside `targets` (or an import inside the driver function) runs
+    the original modules, so no mutant can be killed and the campaign learns nothing.
+    """
+    if program is None:
+        return None
+    in_functions = [m for i, m in enumerate(report["mutants"]) if i not in program.static]
+    if not in_functions or any(m["reached"] for m in in_functions):
+        return None
+    return (f"no input reached the code of {', '.join(targets)} (0 of {len(in_functions)} mutants in functions "
+            "reached): the driver calls mu2py's copies of the targets only through target modules it imports at "
+            "module level.  A call through another module, or an import inside the driver function, runs the "
+            "original modules: import a target module in the driver's module, or add the modules the call goes "
+            "through to targets=[...]")
 
 
 def _judge_corpus(console: Console, target: Any, config: Any, corpus: list[Any], program: Any = None) -> dict[str, Any]:

@@ -84,3 +84,28 @@ def test_commands_name_the_project_alike(command):
 
     args = build_parser().parse_args([command, "--paths", "src/pkg", "--root", "proj"])
     assert (args.paths, args.package, args.root) == (["src/pkg"], None, "proj")
+
+
+VIA = {
+    "__init__.py": "",
+    "core.py": "def double(x):\n    return x * 2\n",
+    "api.py": "from via_pkg.core import double\n\n\ndef run(x):\n    return double(x)\n",
+    "drivers.py": (
+        "from hypothesis import strategies as st\n\nfrom mu2py import driver\nfrom via_pkg import api, core\n\n\n"
+        "@driver(st.integers(0, 9), targets=['via_pkg.core'])\ndef through_api(x):\n    return api.run(x)\n\n\n"
+        "@driver(st.integers(0, 9), targets=['via_pkg.core'])\ndef direct(x):\n    return core.double(x)\n"
+    ),
+}
+
+
+def test_a_driver_that_never_reaches_its_targets_is_told_why(tmp_path, capsys, monkeypatch):
+    """`api` is no target: calling through it runs the original `core`, so the campaign can kill nothing."""
+    (tmp_path / "via_pkg").mkdir()
+    for name, text in VIA.items():
+        (tmp_path / "via_pkg" / name).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["fuzz", "via_pkg.drivers:through_api", "--trials", "30", "--seed", "1", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "warning: no input reached the code of via_pkg.core" in out and "targets=[...]" in out
+    assert main(["fuzz", "via_pkg.drivers:direct", "--trials", "30", "--seed", "1", "--quiet"]) == 0
+    assert "no input reached" not in capsys.readouterr().out
