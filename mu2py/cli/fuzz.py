@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.live import Live
@@ -19,6 +19,9 @@ from mu2py.cli.progress import Throttle
 from mu2py.cli.report import print_mutation_report
 from mu2py.errors import UserError
 from mu2py.store.atomic import write_json
+
+if TYPE_CHECKING:  # the CLI's own start-up does not import libcst
+    from mu2py.mutants.catalog import Program
 
 
 def _share(text: str) -> float:
@@ -159,7 +162,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
     return _failures_found(console, fuzzer.stats.failures, out)
 
 
-def _unreached_warning(report: dict[str, Any], program: Any, targets: Any) -> str | None:
+def _unreached_warning(report: dict[str, Any], program: Program | None, targets: Sequence[str]) -> str | None:
     """Why no input reached a function of the targets, when none did (else None).
 
     The driver runs mu2py's copies of the targets only through the modules it imports from them;

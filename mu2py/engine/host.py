@@ -318,7 +318,7 @@ class HostRunner:
         (the host then runs the original itself)."""
         try:
             send(self._conn, ("run", (*body, self._original)))
-        except (OSError, BrokenPipeError):
+        except OSError:  # the host is gone (a broken pipe): the caller restarts it
             raise
         except Exception:
             if self._original is None:

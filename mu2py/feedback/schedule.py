@@ -11,6 +11,7 @@ call given the lengths of the lists, so the same seed gives the same sequence of
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -45,9 +46,7 @@ def donor(rng: random.Random, kept: Sequence[T]) -> T | None:
     return rng.choice(kept) if len(kept) > 1 else None
 
 
-def least_executed_first(indices: Iterable[int], executions: Sequence[int] | dict[int, int]) -> list[int]:
-    """`indices` ordered by how often each mutant ran so far, fewest first, ties by index (Mu2-OPT's
-    least-executed order: a mutant left out of one input's runs is among the first in line on the next)."""
-    if isinstance(executions, dict):
-        return sorted(indices, key=lambda i: (executions.get(i, 0), i))
+def least_executed_first(indices: Iterable[int], executions: Sequence[int] | Counter[int]) -> list[int]:
+    """`indices` ordered by how often each mutant ran so far (`executions[i]`), fewest first, ties by index
+    (Mu2-OPT's least-executed order: a mutant left out of one input's runs is among the first in line on the next)."""
     return sorted(indices, key=lambda i: (executions[i], i))

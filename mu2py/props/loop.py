@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -161,7 +162,7 @@ class PropertyFuzzer:
         self.candidates = set(unit["candidates"])
         self.killed_before = set(unit.get("killed_before", ()))
         self.per_input = unit.get("per_input") or None
-        self.executions: dict[int, int] = {}
+        self.executions: Counter[int] = Counter()  # runs per mutant (0 for one never run)
         # seeded by the node id from its file name on: the same wherever pytest puts its root directory
         self.rng = random.Random(f"{unit['seed']}:{handle.item.nodeid.rsplit('/', 1)[-1]}")
         self.labels = LabelFeedback()
@@ -230,7 +231,7 @@ class PropertyFuzzer:
             result = run_mutant(self.handle, index, buffer, timeout)
             if result is None:
                 continue
-            executions[index] = executions.get(index, 0) + 1
+            executions[index] += 1
             self.mutant_runs += 1
             reason = kills(original, result)
             if reason is not None:

@@ -1,6 +1,7 @@
 """The shared schedule: parents by energy, donors, and the least-executed order of mutant runs."""
 
 import random
+from collections import Counter
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -40,5 +41,5 @@ def test_least_executed_first_orders_by_runs_then_index(runs):
     ordered = least_executed_first(indices, runs)
     assert sorted(ordered) == sorted(indices)
     assert [(runs[i], i) for i in ordered] == sorted((runs[i], i) for i in indices)
-    assert least_executed_first(indices, dict(enumerate(runs))) == ordered  # a dict of counts too (missing: 0)
-    assert least_executed_first(indices, {}) == sorted(indices)
+    assert least_executed_first(indices, Counter(dict(enumerate(runs)))) == ordered  # a Counter too (missing: 0)
+    assert least_executed_first(indices, Counter()) == sorted(indices)
