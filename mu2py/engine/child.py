@@ -1,17 +1,22 @@
 """What a supervised child process does to itself: die with its parent, cap its memory, silence its output.
 
-Also `send`, which pickles a deeply nested value to the other end of a pipe.  Used by the mutant
-host (`engine.host`) and the worker pools (`engine.workers`).
+Also `send` and `receive`, a pipe's two ends: the C pickler first (a message is mostly an input and an
+output of plain data, and the pure-Python pickler `dill` runs cost more than a short mutant's run), dill
+for what it refuses, and deep values within a raised recursion limit.  Used by the mutant host
+(`engine.host`) and the worker pools (`engine.workers`).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import pickle
 import resource
 import signal
 import sys
 from typing import Any
+
+import dill
 
 
 def die_with_parent() -> None:
@@ -47,13 +52,29 @@ def limit_memory(megabytes: int) -> None:
 PICKLE_RECURSION_LIMIT = 100_000
 
 
+# a message's first byte: how its body was pickled
+_PLAIN, _DILL = b"P", b"D"
+
+
+def _dumps(message: Any) -> bytes:
+    """The message pickled by the C pickler, or by dill when the C pickler refuses it: a lambda, a code object,
+    a class of a module copy (dill pickles those by value), or a value too deep for it (since 3.12 the C
+    pickler's depth is bounded by the interpreter's C stack guard, not the recursion limit `send` raises;
+    dill's pickler runs in Python).  A RecursionError from dill is raised as is (see `send`)."""
+    try:
+        return _PLAIN + pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - PicklingError, TypeError, AttributeError, RecursionError: dill's to try
+        return _DILL + dill.dumps(message, pickle.HIGHEST_PROTOCOL)
+
+
 def send(conn: Any, message: Any) -> None:
-    """`conn.send(message)`, with the recursion limit raised step by step while pickling a deep value needs it.
+    """Send `message` for `receive` at the other end, raising the recursion limit step by step while pickling a
+    deep value needs it.  Nothing is written unless the whole message pickled.
 
     Raises RecursionError only when even PICKLE_RECURSION_LIMIT frames do not suffice.
     """
     try:
-        conn.send(message)
+        conn.send_bytes(_dumps(message))
         return
     except RecursionError:
         pass
@@ -66,12 +87,20 @@ def send(conn: Any, message: Any) -> None:
                 raise RecursionError(f"a value nested too deep to send (over {PICKLE_RECURSION_LIMIT} frames)")
             sys.setrecursionlimit(limit)
             try:
-                conn.send(message)
-                return
+                data = _dumps(message)
             except RecursionError:
                 continue
+            conn.send_bytes(data)
+            return
     finally:
         sys.setrecursionlimit(previous)
+
+
+def receive(conn: Any) -> Any:
+    """The next message `send` sent on `conn` (EOFError when the other end closed)."""
+    data = memoryview(conn.recv_bytes())
+    # unpickling is iterative (no recursion limit to raise): only pickling a deep value needs one
+    return (dill.loads if data[:1] == _DILL else pickle.loads)(data[1:])
 
 
 def silence_output() -> None:

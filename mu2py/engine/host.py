@@ -39,7 +39,7 @@ from typing import Any
 import multiprocess as mp
 from multiprocess.connection import wait
 
-from mu2py.engine.child import die_with_parent, limit_memory, send, silence_output
+from mu2py.engine.child import die_with_parent, limit_memory, receive, send, silence_output
 from mu2py.engine.confine import Confinement, kill_group, make_mirror, remove_mirror
 from mu2py.engine.engine import Engine, Verdict
 from mu2py.engine.oracle import KillReason
@@ -90,13 +90,13 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
             engine.leftovers = confinement.leftovers
     except BaseException as exc:  # noqa: BLE001 - reported to the supervisor as one line
         leave_if_forked(me)
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        send(conn, ("error", f"{type(exc).__name__}: {exc}"))
         return
     # what the host inherited and loaded lives as long as it does: the collector need not scan it again.  A full
     # collection over the supervisor's heap (Hypothesis, a grammar, the campaign's memory of tried inputs) takes
     # tens of ms, as long as a short mutant's whole CPU budget: it would land in some run and time it out
     gc.freeze()
-    conn.send(("ready", ({m.name: m.source_hash for m in target.modules}, engine.build_timeout)))
+    send(conn, ("ready", ({m.name: m.source_hash for m in target.modules}, engine.build_timeout)))
     limit_memory(memory_mb)
 
     def on_verdict(position: int, verdict: Verdict) -> None:
@@ -104,7 +104,7 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
 
     while True:
         try:
-            message = conn.recv()
+            message = receive(conn)
         except (EOFError, OSError):
             return
         if message is None:
@@ -184,7 +184,7 @@ class HostRunner:
                 raise UserError("the mutant host did not start within 120 s")
             if parent in ready:
                 try:
-                    kind, body = parent.recv()
+                    kind, body = receive(parent)
                 except (EOFError, OSError):
                     kind, body = "died", None
             else:
@@ -218,7 +218,7 @@ class HostRunner:
         """Stop the host."""
         if self._conn is not None:
             try:
-                self._conn.send(None)
+                send(self._conn, None)
             except (OSError, BrokenPipeError):
                 pass
             self._process.join(2)
@@ -260,7 +260,7 @@ class HostRunner:
             self._start()
         new = [i for i in indices if i not in self._sent]
         if new:
-            self._conn.send(("add", [self.payload(i) for i in new]))
+            send(self._conn, ("add", [self.payload(i) for i in new]))
             self._sent.update(new)
         self._batch += 1
         progress = self._progress
@@ -278,7 +278,7 @@ class HostRunner:
             ready = wait([conn, sentinel], timeout=0.05)
             if conn in ready:
                 try:
-                    message = conn.recv()
+                    message = receive(conn)
                 except (EOFError, OSError):
                     return self._lost(indices, "crash", self._exit_detail())
                 _, batch, rows, built, retired, original = message
