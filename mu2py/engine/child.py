@@ -82,9 +82,9 @@ def send(conn: Any, message: Any) -> None:
     limit = previous
     try:
         while True:
-            limit *= 4
-            if limit > PICKLE_RECURSION_LIMIT:
+            if limit >= PICKLE_RECURSION_LIMIT:
                 raise RecursionError(f"a value nested too deep to send (over {PICKLE_RECURSION_LIMIT} frames)")
+            limit = min(limit * 4, PICKLE_RECURSION_LIMIT)  # the last try is at the limit itself
             sys.setrecursionlimit(limit)
             try:
                 data = _dumps(message)
