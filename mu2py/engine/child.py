@@ -1,9 +1,9 @@
 """What a supervised child process does to itself: die with its parent, cap its memory, silence its output.
 
 Also `send` and `receive`, a pipe's two ends: the C pickler first (a message is mostly an input and an
-output of plain data, and the pure-Python pickler `dill` runs cost more than a short mutant's run), dill
-for what it refuses, and deep values within a raised recursion limit.  Used by the mutant host
-(`engine.host`) and the worker pools (`engine.workers`).
+output of plain data, and pickling them with `dill`, which runs in Python, cost more than a short
+mutant's run), dill for what it refuses and for deep values, within a raised recursion limit.  Used by
+the mutant host (`engine.host`).
 """
 
 from __future__ import annotations
@@ -57,13 +57,13 @@ _PLAIN, _DILL = b"P", b"D"
 
 
 def _dumps(message: Any) -> bytes:
-    """The message pickled by the C pickler, or by dill when the C pickler refuses it: a lambda, a code object,
-    a class of a module copy (dill pickles those by value), or a value too deep for it (since 3.12 the C
-    pickler's depth is bounded by the interpreter's C stack guard, not the recursion limit `send` raises;
-    dill's pickler runs in Python).  A RecursionError from dill is raised as is (see `send`)."""
+    """The message pickled by the C pickler, or by dill when the C pickler refuses it (a lambda, a code object,
+    a class of a module copy: dill pickles those by value).  A RecursionError is raised as is (see `send`)."""
     try:
         return _PLAIN + pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
-    except Exception:  # noqa: BLE001 - PicklingError, TypeError, AttributeError, RecursionError: dill's to try
+    except RecursionError:
+        raise
+    except Exception:  # noqa: BLE001 - PicklingError, TypeError, AttributeError: what only dill can pickle
         return _DILL + dill.dumps(message, pickle.HIGHEST_PROTOCOL)
 
 
@@ -71,7 +71,10 @@ def send(conn: Any, message: Any) -> None:
     """Send `message` for `receive` at the other end, raising the recursion limit step by step while pickling a
     deep value needs it.  Nothing is written unless the whole message pickled.
 
-    Raises RecursionError only when even PICKLE_RECURSION_LIMIT frames do not suffice.
+    A deep value goes by dill alone: its pickler runs in Python, whose frames a raised limit bounds safely,
+    while the C pickler's recursion is on the C stack (at a raised limit it overflows it: a segfault on 3.11;
+    since 3.12 a stack guard of its own refuses long before).  Raises RecursionError only when even
+    PICKLE_RECURSION_LIMIT frames do not suffice.
     """
     try:
         conn.send_bytes(_dumps(message))
@@ -87,7 +90,7 @@ def send(conn: Any, message: Any) -> None:
             limit = min(limit * 4, PICKLE_RECURSION_LIMIT)  # the last try is at the limit itself
             sys.setrecursionlimit(limit)
             try:
-                data = _dumps(message)
+                data = _DILL + dill.dumps(message, pickle.HIGHEST_PROTOCOL)
             except RecursionError:
                 continue
             conn.send_bytes(data)
