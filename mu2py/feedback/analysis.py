@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from mu2py.engine.engine import Verdict
 from mu2py.engine.oracle import KillReason
 from mu2py.engine.runs import RunResult, run
+from mu2py.feedback.focus import FocusedProbe
 from mu2py.feedback.schedule import least_executed_first
 from mu2py.mutants.catalog import Program
 from mu2py.mutants.probes import ProbeRecorder
@@ -140,12 +141,17 @@ class Analysis:
         """The driver's output comparison (None: structural equality)."""
         return self.program.target.driver.compare
 
-    def run_original(self, value: Any) -> tuple[RunResult, set[int], set[int]]:
-        """Run the probed original: its result, the sites it reached, the mutants it infected."""
-        recorder = self._recorder
+    def run_original(self, value: Any, focus: FocusedProbe | None = None) -> tuple[RunResult, set[int], set[int]]:
+        """Run the probed original: its result, the sites it reached, the mutants it infected.
+
+        With `focus`, its copy runs instead (once built): what it records is exact for the open
+        mutants only, so only a caller that never selects a closed mutant passes it.
+        """
+        probed, recorder = focus.probe if focus is not None and focus.probe is not None else (
+            self._probed, self._recorder)
         recorder.reset()
         # the original runs in this process: an os._exit there is an outcome, not the end of the command
-        result = run(self._probed, value, self.original_timeout, guard_exit=True)
+        result = run(probed, value, self.original_timeout, guard_exit=True)
         recorder.finish()
         self.reached.update(recorder.reached)
         return result, recorder.reached, recorder.infected

@@ -56,6 +56,7 @@ class Stats:
     duplicates: int = 0  # children that decoded to an input already tried: nothing ran
     predicted: int = 0  # duplicates and rejections known from the choices a decode reads, without decoding
     analysed: int = 0  # inputs the probed original ran on (their mutants too, where the share allowed)
+    probe_builds: int = 0  # copies of the focused probe built (see mu2py.feedback.focus)
     share: float = 0.0  # the share of time mutation analysis may take, as last measured (0: coverage guidance)
     failures: int = 0
     mutant_runs: int = 0

@@ -13,6 +13,7 @@ from typing import Any
 from mu2py.engine.runs import RunResult, Status
 from mu2py.feedback.analysis import Analysis
 from mu2py.feedback.backoff import Backoff
+from mu2py.feedback.focus import FocusedProbe
 from mu2py.feedback.schedule import least_executed_first
 from mu2py.feedback.share import MutantShare
 from mu2py.fuzz.config import ORIGINAL_TIMEOUT, FuzzConfig, Stats
@@ -35,6 +36,9 @@ class MutantRuns:
         # worth (its first run kills it far more often than any later one: see feedback.backoff)
         self._first_kills = self._first_runs = 0
         self.backoff = Backoff(config.seed)
+        # timed, the probed original watches only the sites of mutants neither killed nor infected by a saved
+        # input: no other is ever selected (see `run`), and a probe where none is open only slows every run
+        self.focus = FocusedProbe(analysis.program) if analysis is not None and self.timed() else None
         if analysis is not None:
             stats.share = round(self.current_share(), 3)
 
@@ -72,7 +76,7 @@ class MutantRuns:
         if timed and not new_cov and stats.seconds_analysis > self.current_share() * (now - start):
             return [], False
         stats.analysed += 1
-        _, reached, infected = analysis.run_original(value)
+        _, reached, infected = analysis.run_original(value, self.focus)
         tp = time.perf_counter()
         stats.seconds_probed += tp - now
         killed: list[int] = []
@@ -140,6 +144,13 @@ class MutantRuns:
         self.share.decay()
         if self.analysis is not None:  # coverage guidance gives mutation analysis no time: its share stays 0
             self.stats.share = round(self.current_share(), 3)
+        if self.focus is not None and self.analysis is not None:
+            spent_before = self.focus.seconds
+            if self.focus.refocus(self.corpus_infected.union(self.analysis.kills)):
+                built = self.focus.seconds - spent_before
+                self.stats.probe_builds += 1  # a counter like the others: it carries on past a resume
+                self.stats.seconds_probed += built
+                self.stats.seconds_analysis += built
 
 
 def judge_inputs(target: Target, config: FuzzConfig, inputs: list[tuple[str, Any]],

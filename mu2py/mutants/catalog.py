@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import types
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -171,12 +172,17 @@ class Program:
 
     @functools.cached_property
     def _instrumented(self) -> dict[str, str]:
+        return self._instrument(None)
+
+    def _instrument(self, only: AbstractSet[int] | None) -> dict[str, str]:
+        """Each module's probed source: a probe at every site, or at the sites of global ids in `only`."""
         out: dict[str, str] = {}
         base = 0
         for info in self.target.modules:
             sites = self._sites[info.name]
             key = {s.index: base + s.index for s in sites}
-            out[info.name] = instrument(self._parsed[info.name].module, sites, key)
+            chosen = sites if only is None else [s for s in sites if key[s.index] in only]
+            out[info.name] = instrument(self._parsed[info.name].module, chosen, key)
             base += len(sites)
         return out
 
@@ -225,11 +231,26 @@ class Program:
         """
         if transform is None and self._probed is not None:
             return self._probed
+        fn, recorder = self._build_probed(self._instrumented, transform)
+        if transform is None:
+            self._probed = (fn, recorder)
+        return fn, recorder
+
+    def probed_at(self, sites: AbstractSet[int]) -> tuple[Callable[[Any], Any], ProbeRecorder]:
+        """Like `probed()`, but probing only the sites of global ids in `sites` (built anew at each call).
+
+        Where no probe stands, nothing is recorded: a run reaches and infects none of those sites' mutants.
+        Lines keep their numbers, as in every probed copy.
+        """
+        return self._build_probed(self._instrument(sites), None)
+
+    def _build_probed(self, sources: dict[str, str], transform: Callable[[TargetModule, str], types.CodeType] | None
+                      ) -> tuple[Callable[[Any], Any], ProbeRecorder]:
         recorder = ProbeRecorder(self.site_tables())
         functions = recorder.functions()
         codes = dict(self._codes)
         for info in self.target.modules:
-            source = self._instrumented[info.name]
+            source = sources[info.name]
             codes[info.name] = transform(info, source) if transform else compile_module(info, source)
         extra = {m.name: functions for m in self.target.modules}
         try:
@@ -239,6 +260,4 @@ class Program:
         fn = driver_function(self.target, copies)
         # every run of the probed original starts from the post-import state, as mutant runs do
         recorder.containers = ContainerSnapshot(list(copies.values()), bindings=True)
-        if transform is None:
-            self._probed = (fn, recorder)
         return fn, recorder
