@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mu2py.errors import UserError
+from mu2py.feedback.focus import FocusedProbe
 from mu2py.mutants.catalog import Program
 from mu2py.target.modules import Target
 from mu2py.testgen.signatures import FunctionSpec
@@ -74,9 +75,9 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
     probed = analysis.run_original
     ids = [m.id for m in program.mutants]
 
-    def counted(value: Any) -> Any:
+    def counted(value: Any, focus: FocusedProbe | None = None) -> Any:
         # the evidence for the likely-equivalent list: per aimed mutant, inputs reaching and infecting it
-        result, reached, infected = probed(value)
+        result, reached, infected = probed(value, focus)
         for site in reached:
             for index in by_site.get(site, ()):
                 found.reached[ids[index]] += 1
