@@ -148,8 +148,8 @@ class MutantRuns:
 
         Their kill rate is exploration's, measured (a neutral input's first runs, on mutants that no saved
         input infects, were killed far less often: on ChocoPy about 0.4, where the corpus killed 0.7-0.9
-        of the mutants its inputs were the first to infect).  Nothing is run twice: a kill here is
-        the input's, and the final judging pass runs what was not sampled.
+        of the mutants its inputs were the first to infect).  A kill here is the input's, recorded on
+        its entry; the final judging pass runs the input's other mutants (a sampled survivor again).
         """
         analysis = self.analysis
         assert analysis is not None
