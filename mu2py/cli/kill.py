@@ -81,7 +81,12 @@ def _cases(campaign: Campaign, by_id: dict[str, dict[str, Any]]) -> list[KillCas
             continue
         if exc is not None:
             ref, module, _ = exception_ref(exc)
-            case = Case(label, value, raises=ref, raises_module=module)
+            # the message is asserted (a mutant of it is killed only so) when a second run gives it again: one that
+            # names an address or a time would fail the written test on the original
+            _, again = run_original(campaign.target, value)
+            message = str(exc)
+            match = message if message and again is not None and str(again) == message else None
+            case = Case(label, value, raises=ref, raises_module=module, match=match)
         else:
             case = Case(label, value, expected=result.output)
         mutants = sorted((by_id[i] for i in by_input[label]), key=lambda m: (m["line"], m["column"], m["id"]))

@@ -83,6 +83,7 @@ class Engine:
         self.build_timeout = max(MIN_BUILD_TIMEOUT, BUILD_FACTOR * (time.perf_counter() - started))
         self.fn = driver_function(target, self.copies)
         self.compare = target.driver.compare
+        self.messages = target.driver.messages
         self._infos = {m.name: m for m in target.modules}
         self.swaps = {m.name: CodeSwap(self.copies[m.name], self.codes[m.name]) for m in target.modules}
         self.state = ContainerSnapshot(list(self.copies.values()), bindings=True)
@@ -254,7 +255,7 @@ class Engine:
             result = self.run_mutant(index, value, timeout)
             if result.exc_type is not None and result.exc_type.endswith("MemoryError"):
                 gc.collect()  # what the mutant allocated must not fail the next run
-            reason = kill_reason(original, result, self.compare, differential=differential)
+            reason = kill_reason(original, result, self.compare, differential=differential, messages=self.messages)
             verdict = Verdict(index, reason, (result.exc_type or "") if reason is not None else "")
             verdicts.append(verdict)
             if on_verdict is not None:

@@ -148,13 +148,15 @@ def kill_reason(
     compare: Callable[[Any, Any], bool] | None = None,
     *,
     differential: bool = True,
+    messages: bool = False,
 ) -> KillReason | None:
     """Why `mutant` is killed on this input, or None when it survives.
 
     Killed when: it times out and the original did not; its exceptional behaviour differs
-    (raises where the original returned, returns where it raised, or raises another type);
-    or (differential oracle only) both returned and `compare` says the outputs differ.
-    With `differential=False` this is the implicit, exceptions-only oracle.
+    (raises where the original returned, returns where it raised, or raises another type, or,
+    with `messages`, the same type with another message); or (differential oracle only) both
+    returned and `compare` says the outputs differ.  With `differential=False` this is the
+    implicit, exceptions-only oracle.
     """
     if mutant.status is Status.TIMEOUT:
         return None if original.status is Status.TIMEOUT else KillReason.TIMEOUT
@@ -164,6 +166,8 @@ def kill_reason(
         if not differential and original.status is Status.EXCEPTION:
             return None
         if mutant.status != original.status or mutant.exc_type != original.exc_type:
+            return KillReason.EXCEPTION
+        if messages and differential and mutant.exc_message != original.exc_message:
             return KillReason.EXCEPTION
         return None
     if not differential:

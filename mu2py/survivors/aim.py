@@ -56,7 +56,8 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
 
     found = Campaign(spec.qualname, spec)
     try:
-        target = function_target(spec)
+        # a written test asserts the exception's message too: a mutant of the message is killed by it
+        target = function_target(spec, messages=True)
         # mutant_share 1: every input runs the aimed mutants it infects, also under a time budget (the timed
         # default runs only mutants no saved input infects, and a survivor is one the suite's inputs infect)
         config = FuzzConfig(trials=trials, seconds=seconds, seed=seed, timeout=timeout, mutant_share=1.0)

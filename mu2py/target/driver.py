@@ -33,7 +33,9 @@ class Driver:
 
     `source` is a Hypothesis strategy or an `mu2py.inputs.source.InputSource`; `compare(original,
     mutant)` returns True when the outputs count as equal (None: structural equality);
-    `targets` are module-name prefixes to mutate (None: the driver's own package).
+    `targets` are module-name prefixes to mutate (None: the driver's own package); with `messages`,
+    an exception of the original's type but with another message kills a mutant (`mu2py kill`,
+    whose tests assert the message).
     """
 
     fn: Callable[[Any], Any]
@@ -43,6 +45,7 @@ class Driver:
     name: str = ""
     module: str = ""
     options: dict[str, Any] = field(default_factory=dict)
+    messages: bool = False
 
 
 def driver(

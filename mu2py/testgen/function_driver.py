@@ -83,8 +83,9 @@ def driver_source(spec: FunctionSpec) -> str:
     )
 
 
-def function_target(spec: FunctionSpec) -> Target:
-    """The Target fuzzing `spec`'s function: its module is mutated, the generated driver calls it."""
+def function_target(spec: FunctionSpec, messages: bool = False) -> Target:
+    """The Target fuzzing `spec`'s function: its module is mutated, the generated driver calls it (`messages`:
+    see `Driver`)."""
     if spec.strategy is None:
         raise UserError(f"{spec.qualname} cannot be fuzzed: {spec.skipped}")
     module = read_module(spec.module)
@@ -94,7 +95,7 @@ def function_target(spec: FunctionSpec) -> Target:
     original = types.ModuleType(name)
     exec(compile_module(info), original.__dict__)  # bound to the real module: the original program
     driver = Driver(fn=getattr(original, DRIVER_FUNCTION), source=spec.strategy, targets=(spec.module,),
-                    name=DRIVER_FUNCTION, module=name)
+                    name=DRIVER_FUNCTION, module=name, messages=messages)
     return Target(driver=driver, driver_module=info, modules=(module,), prefixes=(spec.module,))
 
 

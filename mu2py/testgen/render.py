@@ -36,13 +36,15 @@ _SPECIAL_FLOATS = {"inf": "float('inf')", "-inf": "float('-inf')", "nan": "float
 
 @dataclass
 class Case:
-    """One input and its recorded outcome: `expected` output, or `raises` (a class reference as source)."""
+    """One input and its recorded outcome: `expected` output, or `raises` (a class reference as source) and, when
+    the test is to assert it, `match`: the exception's message."""
 
     id: str
     arguments: dict[str, Any]
     expected: Any = None
     raises: str | None = None
     raises_module: str | None = None
+    match: str | None = None
 
 
 @dataclass

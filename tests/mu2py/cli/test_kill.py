@@ -62,6 +62,16 @@ def test_scores_rise_and_tests_are_written(run):
     assert "score after (suite + written tests)" in proc.stdout and "likely equivalent" in proc.stdout
 
 
+def test_a_mutant_of_an_exception_message_is_killed_by_a_test_matching_it(run, project):
+    """mean([]) raises ValueError("mean of nothing"): the suite never calls it so, and only a test asserting the
+    message kills a mutant of it (the written test's `match=`, verified in fresh interpreters)."""
+    _, report = run
+    source = (project / report["tests"]["kill_pkg.calc"]["file"]).read_text()
+    assert "match=re.escape('mean of nothing')" in source
+    message_mutants = [m for m in report["killed_by_tests"] if m.startswith("kill_pkg.calc:") and ":string" in m]
+    assert message_mutants
+
+
 def test_written_tests_pass_on_the_original(run, project):
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "out/tests"], cwd=project,
                           capture_output=True, text=True, env=_env(str(project)))

@@ -71,3 +71,14 @@ def test_uncopyable_inputs_run():
     # deepcopy raises RecursionError on the first and TypeError (pickling) on the second
     assert run(lambda v: 1, _nested(5000), None).status is Status.OK
     assert run(lambda v: sorted(v), {"b": 2, "a": 1}.values(), None).output == [1, 2]
+
+
+def test_a_message_kills_only_when_messages_are_compared():
+    original = RunResult(Status.EXCEPTION, exc_type="ValueError", exc_message="mean of nothing")
+    other_message = RunResult(Status.EXCEPTION, exc_type="ValueError", exc_message="XXmean of nothingXX")
+    same_message = RunResult(Status.EXCEPTION, exc_type="ValueError", exc_message="mean of nothing")
+    assert kill_reason(original, other_message) is None  # by default, an exception is judged by its type
+    assert kill_reason(original, other_message, messages=True) is KillReason.EXCEPTION
+    assert kill_reason(original, same_message, messages=True) is None
+    # the implicit oracle judges no difference in what both raised
+    assert kill_reason(original, other_message, differential=False, messages=True) is None

@@ -40,3 +40,19 @@ def test_render_returns_raises_methods_and_pickles():
     assert sorted(rendered.tests) == ["test_Box_grow_1", "test_clamp_1", "test_clamp_2", "test_clamp_3",
                                       "test_clamp_4"]
     assert render("pkg.mod", cases, "mu2py kill --trials 10").source == source  # same cases, same text
+
+
+def test_an_exception_message_is_asserted_when_the_case_has_one():
+    mean = _spec("mean", ["values"])
+    cases = [KillCase(mean, Case("id_000003", {"values": []}, raises="ValueError", match="mean of (nothing)"),
+                      [_mutant(22, "'mean of nothing'", "'XXmean of nothingXX'")]),
+             KillCase(mean, Case("id_000005", {"values": [1]}, raises="TypeError"), [_mutant(23, "a", "b")])]
+    source = render("pkg.mod", cases, "mu2py kill --trials 10").source
+    compile(source, "test_kill_pkg_mod.py", "exec")
+    assert "import re\n" in source
+    # the message is matched literally: its parentheses are escaped
+    assert "    with pytest.raises(ValueError, match=re.escape('mean of (nothing)')):\n        mean(values=[])\n" \
+        in source
+    assert "    with pytest.raises(TypeError):\n        mean(values=[1])\n" in source
+    no_message = render("pkg.mod", cases[1:], "mu2py kill --trials 10").source
+    assert "import re" not in no_message
