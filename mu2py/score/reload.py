@@ -18,7 +18,9 @@ What it cannot carry over is reported as a *doubt*: a value another module compu
 the changed name while being imported, an original object still referenced from some place
 it cannot patch, a class it cannot merge.  A mutant with doubts that survives must be
 confirmed in a fresh interpreter; one without doubts behaves as if the mutated module had
-been imported from the start.
+been imported from the start.  `reload_with_readers` settles the first kind where it can: the
+package modules that read a changed name while being imported have their original bodies re-run
+in place after it (in a fresh import they run after it too), their own changes carried over alike.
 
 Invariant: if the body raises or the carrying over fails, everything is restored before the
 exception propagates; otherwise `restore()` of the returned `Reload` (see `merge`) returns every
