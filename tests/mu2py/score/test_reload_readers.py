@@ -169,3 +169,31 @@ def test_mutants_read_at_import_are_judged_in_place_as_in_a_fresh_interpreter(tm
             if m["module"] == "apkg.abnf" and "raised" not in (m["isolated_because"] or "")]
     assert {m["status"] for m in abnf} == {"killed", "survived"}
     assert len(abnf) >= 6 and all(m["mode"] == "reexec" for m in abnf), [m for m in abnf if m["mode"] != "reexec"]
+
+
+EARLY = '''from apkg import abnf, misc
+
+PAIR = (abnf.DIGITS, misc.NUMBER_MATCHER.pattern)
+'''
+
+
+def test_a_reader_re_run_before_a_module_it_reads_from_leaves_the_doubt(pkg, tmp_path):
+    """`early` reads abnf and misc at import and sorts first: re-run before misc, it holds misc's old pattern."""
+    before = _state(pkg)
+    (tmp_path / "apkg" / "early.py").write_text(EARLY)
+    early = importlib.import_module("apkg.early")
+    try:
+        modules = {**pkg.modules, "apkg.early": early}
+        graph = ImportGraph([*pkg.graph.facts.values(), module_facts("apkg.early", EARLY)])
+        originals = {**pkg.originals, "apkg.early": compile(EARLY, early.__file__, "exec")}
+        mutated = _code(pkg, ABNF.replace('DIGITS = "[0-9]+"', 'DIGITS = "[0-8]+"'))
+        reloads = reload_with_readers(pkg.abnf, mutated, graph, modules, originals, ran_at_import=set())
+        try:
+            assert [r.module.__name__ for r in reloads.records][:3] == ["apkg.abnf", "apkg.early", "apkg.misc"]
+            assert early.PAIR == ("[0-8]+", "^[0-9]+$")  # what no fresh import computes: the doubt must stay
+            assert any("reads NUMBER_MATCHER" in d for d in reloads.doubts), reloads.doubts
+        finally:
+            reloads.restore()
+        assert early.PAIR == ("[0-9]+", "^[0-9]+$") and _state(pkg) == before
+    finally:
+        sys.modules.pop("apkg.early", None)
