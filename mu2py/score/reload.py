@@ -96,7 +96,7 @@ class Reloads:
 
     def __init__(self, first: Reload) -> None:
         self.records = [first]
-        self.restored = 0  # the records before this one are restored
+        self.restored = False  # a second `restore` must not put back a state saved before the first
 
     @property
     def doubts(self) -> list[str]:
@@ -115,9 +115,10 @@ class Reloads:
     def restore(self) -> None:
         """Undo the records, last first: each one's saved state is what the one before it left (the doubts stay:
         the caller reads them after the tests ran and the modules are put back)."""
-        for record in reversed(self.records[self.restored:]):
-            record.restore()
-        self.restored = len(self.records)
+        if not self.restored:
+            for record in reversed(self.records):
+                record.restore()
+        self.restored = True
 
 
 def reload_with_readers(module: types.ModuleType, code: types.CodeType, graph: ImportGraph,
