@@ -5,7 +5,10 @@ importing pytest and importing every pytest plugin the environment installs (hyp
 alone takes over half a second), before its suite is even collected.  The fork server is
 a process that imports all of that once, and never the code under test; each request
 forks it, and the child imports the package (with the mutant) and runs pytest from
-scratch, as a new interpreter would.
+scratch, as a new interpreter would.  What every child would redo on the server's own objects is done
+once in the server: they are frozen out of the garbage collector (each pytest session ends in full
+collections) and mapped to their files for `inspect.getmodule` (which renders a failure's traceback);
+neither touches an object of the code under test, which every child creates itself.
 
 Invariant: the server never imports a module of the package under test, so every child
 imports them anew; if importing the plugins did import one, the server refuses to start
@@ -40,6 +43,14 @@ loaded = sorted(m for m in forbidden if m in sys.modules)
 print(json.dumps({"ready": not loaded, "loaded": loaded}), flush=True)
 if loaded:
     sys.exit(0)
+import gc, inspect
+# pytest renders a failure's traceback with `inspect.getmodule`, which first maps every loaded module to its
+# file (cached per module name): done here once for the server's modules, each child maps only its own
+inspect.getmodule(compile("0", os.path.join(os.getcwd(), "<mu2py warm-up>"), "eval"))
+# every child's pytest session ends in two full collections (unraisableexception's `gc_collect_harder`):
+# the server's own objects, frozen, are not walked again in each child
+gc.collect()
+gc.freeze()
 for line in sys.stdin:
     req = json.loads(line)
     pid = os.fork()

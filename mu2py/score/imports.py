@@ -110,7 +110,7 @@ class ImportGraph:
         self.facts = {f.name: f for f in facts}
         # the graph never changes and every reload asks about the same few names: answers are kept
         self._bindings: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        self._readers: dict[tuple[str, str], str | None] = {}
+        self._readers: dict[tuple[str, str], list[str]] = {}
 
     def origin(self, module: str, name: str) -> tuple[str, str]:
         """Where `module.name` comes from, following `from S import N` re-exports among the known modules."""
@@ -156,17 +156,20 @@ class ImportGraph:
 
         An attribute read `.name` anywhere at import time counts, whatever object it is read from.
         """
+        readers = self.readers_at_import(module, name)
+        return readers[0] if readers else None
+
+    def readers_at_import(self, module: str, name: str) -> list[str]:
+        """Every module other than `module` whose import-time code reads `module.name` (as `read_at_import`)."""
         if (module, name) not in self._readers:
-            self._readers[module, name] = self._find_reader(module, name)
+            self._readers[module, name] = self._find_readers(module, name)
         return self._readers[module, name]
 
-    def _find_reader(self, module: str, name: str) -> str | None:
+    def _find_readers(self, module: str, name: str) -> list[str]:
+        found = []
         for other in self.facts.values():
             if other.name == module:
                 continue
-            if name in other.attrs:
-                return other.name
-            for alias in other.loads:
-                if self.origin(other.name, alias) == (module, name):
-                    return other.name
-        return None
+            if name in other.attrs or any(self.origin(other.name, alias) == (module, name) for alias in other.loads):
+                found.append(other.name)
+        return found

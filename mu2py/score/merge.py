@@ -53,6 +53,9 @@ class Reload:
     changed_names: set[str] = field(default_factory=set)  # names and attribute names bound to something new
     project: frozenset[str] = frozenset()  # the modules whose code `observed_by` is asked about (see below)
     read_elsewhere: set[str] = field(default_factory=set)  # changed attributes code outside `project` may read
+    # a doubt that is only about other modules' import-time reads -> those readers: re-running their bodies in
+    # place after this one settles it (see `reload.reload_with_readers`)
+    reads: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def observed_by(self, code: types.CodeType) -> bool:
         """Whether running `code` can see this reload's changes: it is a changed function's code, or reads by

@@ -18,7 +18,9 @@ What it cannot carry over is reported as a *doubt*: a value another module compu
 the changed name while being imported, an original object still referenced from some place
 it cannot patch, a class it cannot merge.  A mutant with doubts that survives must be
 confirmed in a fresh interpreter; one without doubts behaves as if the mutated module had
-been imported from the start.
+been imported from the start.  `reload_with_readers` settles the first kind where it can: the
+package modules that read a changed name while being imported have their original bodies re-run
+in place after it (in a fresh import they run after it too), their own changes carried over alike.
 
 Invariant: if the body raises or the carrying over fails, everything is restored before the
 exception propagates; otherwise `restore()` of the returned `Reload` (see `merge`) returns every
@@ -88,6 +90,78 @@ def reload_in_place(module: types.ModuleType, code: types.CodeType, graph: Impor
     return reload
 
 
+class Reloads:
+    """A mutated module reloaded in place, then the modules whose import-time code read its changes, in the
+    order they were re-run; `restore()` undoes them in reverse.  Reads like one `Reload` (doubts, observers)."""
+
+    def __init__(self, first: Reload) -> None:
+        self.records = [first]
+        self.restored = False  # a second `restore` must not put back a state saved before the first
+
+    @property
+    def doubts(self) -> list[str]:
+        """What no record could carry over, in the order found."""
+        return [doubt for record in self.records for doubt in record.doubts]
+
+    @property
+    def observable_by_name(self) -> bool:
+        """Whether every change of every record is seen only through names (see `Reload.observable_by_name`)."""
+        return all(record.observable_by_name for record in self.records)
+
+    def observed_by(self, code: types.CodeType) -> bool:
+        """Whether running `code` can see a change of any record (see `Reload.observed_by`)."""
+        return any(record.observed_by(code) for record in self.records)
+
+    def restore(self) -> None:
+        """Undo the records, last first: each one's saved state is what the one before it left (the doubts stay:
+        the caller reads them after the tests ran and the modules are put back)."""
+        if not self.restored:
+            for record in reversed(self.records):
+                record.restore()
+        self.restored = True
+
+
+def reload_with_readers(module: types.ModuleType, code: types.CodeType, graph: ImportGraph,
+                        modules: dict[str, types.ModuleType], originals: dict[str, types.CodeType],
+                        bookkeeping: list[Any] | None = None, ran_at_import: set[types.CodeType] | None = None,
+                        limit: int = 8) -> Reloads:
+    """`reload_in_place`, then each module whose import-time code read a changed value re-run in place too.
+
+    A fresh import of the mutant runs an importer's body after the mutated module's, on its values
+    (`URI_MATCHER = re.compile(abnf.URL_RE)`): re-running the importer's original body (`originals`:
+    the unmutated code of the modules that may be re-run) in place, after the reload, computes what
+    that fresh import would, and its own changes are carried over like the mutant's.  A doubt is settled
+    only when every module it names was re-run after the record that has it; an importer outside
+    `originals` (a test module), one that ran before that record (the mutated module itself, or a reader
+    re-run earlier: it read values from before), or more than `limit` re-runs leave the doubts standing.
+    Raises as `reload_in_place` does (a reader's body too), everything restored.
+    """
+    reloads = Reloads(reload_in_place(module, code, graph, modules, bookkeeping, ran_at_import))
+    position = {module.__name__: 0}  # module -> its record: the last re-run of it
+    try:
+        for index, record in enumerate(reloads.records):  # grows as readers re-run: their doubts are settled in turn
+            readers = sorted(set().union(*record.reads.values()))
+            if not readers:
+                continue
+            # a reader re-run after this record read its new values already; one re-run before it did not
+            if any(position.get(r, index + 1) <= index or r not in originals or r not in modules for r in readers) \
+                    or len(reloads.records) + len(readers) > limit + 1:
+                break  # a doubt stays: the mutant goes to a fresh interpreter anyway
+            for reader in readers:
+                if reader in position:
+                    continue
+                # the earlier records hold originals in their own bookkeeping, which is no program state
+                ours = [x for r in reloads.records for x in (r.saved, r.undo, *r.undo, r.keep)]
+                reloads.records.append(reload_in_place(modules[reader], originals[reader], graph, modules,
+                                                       [*(bookkeeping or ()), *ours], ran_at_import))
+                position[reader] = len(reloads.records) - 1
+            record.doubts = [d for d in record.doubts if d not in record.reads]
+    except BaseException:
+        reloads.restore()
+        raise
+    return reloads
+
+
 def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.ModuleType]) -> None:
     module, namespace, saved = reload.module, vars(reload.module), reload.saved
     # before any merge: merged functions and classes, and the module, must all keep the one original sentinel
@@ -127,12 +201,14 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
         # a merged function or class keeps its identity: a reader at import time holds the changed object,
         # and a call it made then is caught in `merge`; a merged class's changed data may have been read
         if not merged:
-            reader = graph.read_at_import(module.__name__, name)
-            if reader is not None:
-                reload.doubts.append(f"{reader} reads {name} while it is imported")
+            readers = graph.readers_at_import(module.__name__, name)
+            if readers:
+                _read_doubt(reload, f"{readers[0]} reads {name} while it is imported", readers)
         elif id(old) in reload.data_changed:
-            doubt = _data_read_at_import(reload, graph, module.__name__, reload.data_changed[id(old)])
-            if doubt is not None:
+            doubt, readers = _data_read_at_import(reload, graph, module.__name__, reload.data_changed[id(old)])
+            if doubt is not None and readers:
+                _read_doubt(reload, doubt, readers)
+            elif doubt is not None:
                 reload.doubts.append(doubt)
         if merged:
             continue
@@ -156,24 +232,34 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
     _check_containers(reload, [new for _, _, new, merged in changed if not merged])
 
 
-def _data_read_at_import(reload: Reload, graph: ImportGraph, module: str, names: set[str]) -> str | None:
-    """Why a merged class's changed data attributes `names` may have been read at import time, or None.
+def _read_doubt(reload: Reload, doubt: str, readers: list[str]) -> None:
+    """A doubt that re-running `readers`' bodies in place would settle (see `reload_with_readers`)."""
+    reload.doubts.append(doubt)
+    reload.reads[doubt] = reload.reads.get(doubt, frozenset()) | frozenset(readers)
+
+
+def _data_read_at_import(reload: Reload, graph: ImportGraph, module: str,
+                         names: set[str]) -> tuple[str | None, list[str]]:
+    """Why a merged class's changed data attributes `names` may have been read at import time, or None; and the
+    modules whose import-time code reads them by name, when that is the only reason.
 
     Another module's import-time code naming one of them (`LIMIT = Cache.limit`), or code of the
     package that ran then and names one (`Cache.__init__` copying it into an instance made at
     import).  Holding the class itself (`Cache = base.Cache` in a test class) is no read: the held
     class is the merged one.  Reads by a computed name (`getattr(Cache, key)`) are not seen.
     """
-    for key in sorted(names):
-        reader = graph.read_at_import(module, key)
-        if reader is not None:
-            return f"{reader} reads {key} while it is imported"
     if reload.ran_at_import is None:
-        return f"{', '.join(sorted(names))} changed, and what ran at import time is unknown"
+        return f"{', '.join(sorted(names))} changed, and what ran at import time is unknown", []
     for code in reload.ran_at_import:
         if not names.isdisjoint(code.co_names):
-            return f"{code.co_qualname} reads {', '.join(sorted(names & set(code.co_names)))} and ran at import time"
-    return None
+            return (f"{code.co_qualname} reads {', '.join(sorted(names & set(code.co_names)))} and ran at import "
+                    "time"), []
+    readers = sorted({reader for key in names for reader in graph.readers_at_import(module, key)})
+    for key in sorted(names):
+        found = graph.readers_at_import(module, key)
+        if found:
+            return f"{found[0]} reads {key} while it is imported", readers
+    return None, []
 
 
 def _rebind_everywhere(reload: Reload, old: Any, new: Any, modules: dict[str, types.ModuleType]) -> None:

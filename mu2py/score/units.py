@@ -27,7 +27,7 @@ from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.engine.workers import request_restart
 from mu2py.score import hosted, ports, runner
 from mu2py.score.isolated import isolated
-from mu2py.score.reload import ReloadError, reload_in_place
+from mu2py.score.reload import ReloadError, reload_with_readers
 from mu2py.score.runner import run_test
 
 
@@ -190,9 +190,11 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         return _busy("a test")
     try:
         assert state.containers is not None
-        reloaded = reload_in_place(sys.modules[m.module], code, graph, modules,
-                                   [*state.containers.holders(), state.locals_, *state.locals_],
-                                   state.ran_at_collection)
+        # a module that read the mutated one's values at import is re-run after it, as a fresh import would
+        reloaded = reload_with_readers(sys.modules[m.module], code, graph, modules,
+                                       {name: swap.original_code for name, swap in state.swaps.items()},
+                                       [*state.containers.holders(), state.locals_, *state.locals_],
+                                       state.ran_at_collection)
     except ReloadError as exc:
         return {"status": "isolate", "why": f"cannot reload in place ({exc})"}
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a module body that raises (or exits) fails every importer

@@ -72,3 +72,20 @@ def test_it_refuses_when_its_own_start_imports_code_under_test(project):
     assert server.run(["-q"], cwd=str(project), env={}, path=[], prelude="", out=str(project / "o"),
                       timeout=5.0) is None
     assert sys.modules.get("mod") is None
+
+
+def test_children_start_with_the_server_objects_frozen_and_modules_mapped(project):
+    """A child's pytest ends in full garbage collections and renders failures with `inspect.getmodule`: the
+    server's own objects are frozen (not walked again per child) and its modules already mapped to files."""
+    server = ForkServer(["mod"], str(project), [str(project)])
+    try:
+        code, output = _run(server, project, prelude="import gc, inspect, sys\n"
+                                                      "print('frozen', gc.get_freeze_count())\n"
+                                                      "print('mapped', len(inspect._filesbymodname))\n"
+                                                      "print('modules', len(sys.modules))\n")
+        assert code == 0
+        seen = dict(line.split() for line in output.splitlines() if line.startswith(("frozen", "mapped", "modules")))
+        assert int(seen["frozen"]) > 10_000
+        assert int(seen["mapped"]) >= int(seen["modules"]) // 2
+    finally:
+        server.close()

@@ -1,4 +1,4 @@
-"""Uses of `formats` by value: a default computed at import (cannot be redone in place) and plain bindings."""
+"""Uses of `formats` by value: a default computed at import (redone by re-running this body) and plain bindings."""
 
 from sample_pkg.formats import DEFAULT, SEP, UNIT
 
