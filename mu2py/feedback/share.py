@@ -1,11 +1,10 @@
 """The adaptive mutant share: how much of a timed campaign runs mutants on inputs that add no coverage.
 
 Time in a mutation-guided campaign earns kills two ways.  *Exploration* runs cheap trials
-of the original; the inputs that add coverage are judged against their mutants (at the end:
-meanwhile the mutants each is the first to infect count at the kill rate measured on a sample
-of them, see `MutantRuns._sample_novel`), and the kills they make are exploration's yield.
-*Mutant runs* on inputs that add no coverage (Mu2's own signal) earn the kills such an input
-makes, and cost the probed run, the selection and the mutant runs.  Both yields are measured as kills per second, over a
+of the original; the inputs that add coverage are judged against their mutants, and the
+kills they make are exploration's yield.  *Mutant runs* on inputs that add no coverage
+(Mu2's own signal) earn the kills such an input makes, and cost the probed run, the
+selection and the mutant runs.  Both yields are measured as kills per second, over a
 recent window (an exponential decay, since both fall as a campaign saturates), and the
 share of time given to the second is their proportion, within [`LOW`, `HIGH`].
 

@@ -7,12 +7,11 @@ them (`mu2py.feedback.share` measures the yields that set it).
 
 from __future__ import annotations
 
-import random
 import time
 from typing import Any
 
 from mu2py.engine.runs import RunResult, Status
-from mu2py.feedback.analysis import Analysis, Selection
+from mu2py.feedback.analysis import Analysis
 from mu2py.feedback.backoff import Backoff
 from mu2py.feedback.focus import FocusedProbe
 from mu2py.feedback.schedule import least_executed_first
@@ -20,10 +19,6 @@ from mu2py.feedback.share import MutantShare
 from mu2py.fuzz.config import ORIGINAL_TIMEOUT, FuzzConfig, Stats
 from mu2py.mutants.catalog import Program
 from mu2py.target.modules import Target
-
-# mutants run, at random, of those an input that adds coverage is the first to infect (timed): a measure of
-# exploration's yield that costs a mutant run or two per saved input
-SAMPLE = 2
 
 
 class MutantRuns:
@@ -37,10 +32,9 @@ class MutantRuns:
         self.share = MutantShare.fresh()
         self.corpus_infected: set[int] = set()
         self._share_elapsed = self._share_neutral = 0.0  # what the share's last update saw: elapsed, seconds_neutral
-        # runs (timed) of mutants first infected by an input that added coverage, and the kills among them: what a
-        # mutant newly infected by a saved input is worth (see `_sample_novel`)
-        self._sampled_kills = self._sampled_runs = 0
-        self.rng = random.Random(f"sample:{config.seed}")
+        # first runs of mutants (timed) and the kills among them: what a mutant newly infected by a saved input is
+        # worth (its first run kills it far more often than any later one: see feedback.backoff)
+        self._first_kills = self._first_runs = 0
         self.backoff = Backoff(config.seed)
         # timed, the probed original watches only the sites of mutants neither killed nor infected by a saved
         # input: no other is ever selected (see `run`), and a probe where none is open only slows every run
@@ -70,8 +64,7 @@ class MutantRuns:
         Under a trial budget every input runs every mutant Algorithm 4 selects (reproducible).  Under a
         time budget the corpus is judged at the end, as coverage guidance's is, and the campaign spends
         its mutant runs where they add to that judgement: an input that adds coverage gets its probed run
-        (the mutants it infects join `corpus_infected`) and runs a sample of the mutants it is the first to
-        infect (`_sample_novel`: exploration's yield, measured); a coverage-neutral input, while mutation
+        only (the mutants it infects join `corpus_infected`); a coverage-neutral input, while mutation
         analysis has taken at most its share of the time (`current_share`), runs the selected mutants no saved
         input infects.  Pruning is sound, so the corpus cannot kill those: each kill is one coverage
         guidance's corpus would not have, which is what Mu2's feedback adds.  An input whose probe finds
@@ -80,10 +73,7 @@ class MutantRuns:
         analysis, stats = self.analysis, self.stats
         assert analysis is not None
         timed = self.timed()
-        # the share bounds the time neutral inputs' analysis took, not the probed runs of inputs adding coverage:
-        # counting those too, a campaign that saves many inputs early left neutral inputs no time at all, so their
-        # yield was never measured and the share never rose from its floor
-        if timed and not new_cov and stats.seconds_neutral > self.current_share() * (now - start):
+        if timed and not new_cov and stats.seconds_analysis > self.current_share() * (now - start):
             return [], False
         stats.analysed += 1
         _, reached, infected = analysis.run_original(value, self.focus)
@@ -104,7 +94,7 @@ class MutantRuns:
                 stats.backed_off += len(fresh) - len(sel.run)  # a counter like the others: it carries on past a resume
                 # a batch may not take exploration's time either (thousands of mutants reached at once): it
                 # stops at its share of the time, at least a second; the least executed go first
-                allowed = self.current_share() * (tp - start) - stats.seconds_neutral
+                allowed = self.current_share() * (tp - start) - stats.seconds_analysis
                 batch_end = time.monotonic() + max(1.0, allowed)
                 stop_at = batch_end if stop_at is None else min(stop_at, batch_end)
                 sel.run = least_executed_first(sel.run, executions)
@@ -112,19 +102,21 @@ class MutantRuns:
             t3 = time.perf_counter()
             stats.seconds_selection += t3 - tp
             runs_before = analysis.mutant_runs
+            firsts = [i for i in sel.run if executions[i] == 0] if timed else []
             # timed, a batch is a mutant or two: the host judges them against the plain original (run from the
             # post-import state, containers reset, as a host's would) instead of running it again.  Not when it
             # raised or hung (a host's run nearer the stack's base, under a memory limit, might not fail the same
             # way), nor under a trial budget, whose verdicts stay those of the host's own original run
             killed = analysis.run_selected(sel, value, original, name, stop_at=stop_at,
                                            share_original=timed and original.status is Status.OK)
+            if firsts:
+                self._first_runs += sum(1 for i in firsts if executions[i])
+                self._first_kills += len(set(firsts).intersection(killed))
             stats.seconds_mutants += time.perf_counter() - t3
             stats.mutant_runs = analysis.mutant_runs
             # complete only when nothing was left out: not under a time budget, where mutants are chosen
             complete = (not timed and analysis.mutant_runs - runs_before == len(sel.run) and not sel.filtered
                         and not sel.deferred_static)
-        else:
-            killed = self._sample_novel(value, original, name, infected, stop_at)
         if new_cov or killed:
             # the input is saved: the mutants it infects are the corpus's to kill from now on
             novel = len(infected - self.corpus_infected)
@@ -134,38 +126,12 @@ class MutantRuns:
         if new_cov:
             # exploration's yield (see mu2py.feedback.share): a saved input's kills are known once it is judged, at the
             # end; meanwhile they are estimated as the mutants it is the first to infect, times the rate at
-            # which the sampled ones were killed (`_sample_novel`; one in two before any ran)
-            self.share.explore.kills += novel * (self._sampled_kills + 1) / (self._sampled_runs + 2)
+            # which a mutant's first run killed it (on neutral inputs; one in two before any ran)
+            self.share.explore.kills += novel * (self._first_kills + 1) / (self._first_runs + 2)
         else:
             stats.seconds_neutral += spent
             self.share.mutants.kills += len(killed)
         return killed, complete
-
-    def _sample_novel(self, value: Any, original: RunResult, name: str, infected: set[int],
-                      stop_at: float | None) -> list[int]:
-        """Timed, on an input that adds coverage: run up to SAMPLE of the mutants it is the first saved input to
-        infect, chosen at random; the ones killed.
-
-        Their kill rate is exploration's, measured (a neutral input's first runs, on mutants that no saved
-        input infects, were killed far less often: on ChocoPy about 0.4, where the corpus killed 0.7-0.9
-        of the mutants its inputs were the first to infect).  A kill here is the input's, recorded on
-        its entry; the final judging pass runs the input's other mutants (a sampled survivor again).
-        """
-        analysis = self.analysis
-        assert analysis is not None
-        novel = sorted(i for i in infected if i not in self.corpus_infected and i not in analysis.kills)
-        if not novel:
-            return []
-        t0 = time.perf_counter()
-        sel = Selection(run=sorted(self.rng.sample(novel, min(SAMPLE, len(novel)))))
-        runs_before = analysis.mutant_runs
-        killed = analysis.run_selected(sel, value, original, name, stop_at=stop_at,
-                                       share_original=original.status is Status.OK)
-        self._sampled_runs += analysis.mutant_runs - runs_before
-        self._sampled_kills += len(killed)
-        self.stats.mutant_runs = analysis.mutant_runs
-        self.stats.seconds_mutants += time.perf_counter() - t0
-        return killed
 
     def update_share(self, elapsed: float) -> None:
         """Charge the seconds since the last call to exploration or to mutation analysis of coverage-neutral
