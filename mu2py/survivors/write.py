@@ -3,7 +3,7 @@
 Each test calls the function with the input's arguments written out (`clamp(x=-1, low=0)`;
 an instance method builds its instance first), and asserts the original's return value
 with `==` (or, when it holds a NaN, equal reprs) or its exception with `pytest.raises` (and
-`match=re.escape(message)` when the case has one).
+`match="^" + re.escape(message) + "$"` when the case has one).
 Its docstring names the mutants it was written to kill. Values are literals where
 `testgen` can write them faithfully, else pickled into `<file stem>.pickle` next to the
 module (bounded as in `testgen`); an input or output neither fits gives no test, with the
@@ -122,7 +122,8 @@ def _test(kc: KillCase, mod: ModuleWriter, label: str, root: Path | None) -> lis
         if case.raises_module:
             exception = mod.ref(case.raises_module, case.raises[len(case.raises_module) + 1:])
         body += [f"    {line}" for line in setup]
-        match = f", match=re.escape({case.match!r})" if case.match else ""
+        # anchored: pytest.raises searches, and a mutant wrapping the message ("XX" + it + "XX") would still match
+        match = f', match="^" + re.escape({case.match!r}) + "$"' if case.match else ""
         body += [f"    with pytest.raises({exception}{match}):", f"        {expression}"]
     else:
         call = _call(kc, mod, label, 4)

@@ -67,7 +67,7 @@ def test_a_mutant_of_an_exception_message_is_killed_by_a_test_matching_it(run, p
     message kills a mutant of it (the written test's `match=`, verified in fresh interpreters)."""
     _, report = run
     source = (project / report["tests"]["kill_pkg.calc"]["file"]).read_text()
-    assert "match=re.escape('mean of nothing')" in source
+    assert "match=\"^\" + re.escape('mean of nothing') + \"$\"" in source
     message_mutants = [m for m in report["killed_by_tests"] if m.startswith("kill_pkg.calc:") and ":string" in m]
     assert message_mutants
 

@@ -51,8 +51,8 @@ def test_an_exception_message_is_asserted_when_the_case_has_one():
     compile(source, "test_kill_pkg_mod.py", "exec")
     assert "import re\n" in source
     # the message is matched literally: its parentheses are escaped
-    assert "    with pytest.raises(ValueError, match=re.escape('mean of (nothing)')):\n        mean(values=[])\n" \
-        in source
+    assert "    with pytest.raises(ValueError, match=\"^\" + re.escape('mean of (nothing)') + \"$\"):\n" \
+           "        mean(values=[])\n" in source
     assert "    with pytest.raises(TypeError):\n        mean(values=[1])\n" in source
     no_message = render("pkg.mod", cases[1:], "mu2py kill --trials 10").source
     assert "import re" not in no_message
