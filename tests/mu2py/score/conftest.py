@@ -53,14 +53,19 @@ def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True).stdout
 
 
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    """Write each `relative path: text` of `files` under `root`, making the folders."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
 def make_calc_project(root: Path) -> Path:
     """A git repository at `root` with the package `calc` (ops.py, text.py), its tests and `[tool.mu2py]`,
     all committed on branch main."""
-    for rel, text in {"calc/__init__.py": "", "calc/ops.py": OPS, "calc/text.py": TEXT,
+    write_tree(root, {"calc/__init__.py": "", "calc/ops.py": OPS, "calc/text.py": TEXT,
                       "tests/test_ops.py": TEST_OPS, "tests/test_text.py": TEST_TEXT,
-                      "pyproject.toml": CONFIG, ".gitignore": ".mu2py-cache/\n"}.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+                      "pyproject.toml": CONFIG, ".gitignore": ".mu2py-cache/\n"})
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "calc")

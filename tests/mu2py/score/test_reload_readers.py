@@ -12,6 +12,7 @@ import pytest
 from mu2py.cli.main import main
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import reload_in_place, reload_with_readers
+from tests.mu2py.score.conftest import write_tree
 
 ABNF = '''WORD = "ab"
 DIGITS = "[0-9]+"
@@ -63,9 +64,7 @@ FILES = {"apkg/__init__.py": "", "apkg/abnf.py": ABNF, "apkg/misc.py": MISC, "ap
 
 
 def _write(root: Path) -> None:
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    write_tree(root, FILES)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from mu2py.cli.main import main
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import reload_in_place
 from mu2py.score.spec import SuiteSpec, build_program
+from tests.mu2py.score.conftest import write_tree
 
 MISC = '''UseExisting = object()
 PATTERN = "a+"
@@ -73,10 +74,8 @@ def test_pattern():
 
 
 def _write(root: Path) -> None:
-    for rel, text in {"spkg/__init__.py": "", "spkg/misc.py": MISC, "spkg/mixin.py": MIXIN,
-                      "spkg/other.py": OTHER, "tests/test_spkg.py": TESTS}.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    write_tree(root, {"spkg/__init__.py": "", "spkg/misc.py": MISC, "spkg/mixin.py": MIXIN,
+                      "spkg/other.py": OTHER, "tests/test_spkg.py": TESTS})
 
 
 @pytest.fixture
