@@ -3,6 +3,7 @@ the samples under tests/data scored afresh."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -58,6 +59,21 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
+
+
+def reload_and_fresh(root: Path, package: str, capsys: pytest.CaptureFixture[str]) -> tuple[dict, dict]:
+    """Score `package` at `root` (tests in `tests`) with import-time mutants reloaded in place, then in fresh
+    interpreters; per mode, the report's mutants by id, after checking that both modes agree on every status."""
+    from mu2py.cli.main import main
+
+    args = ["score", "--root", str(root), "--paths", package, "--tests", "tests", "--no-cache", "--json"]
+    reports = {}
+    for mode in ("reload", "fresh"):
+        assert main([*args, "--import-time", mode]) == 0
+        reports[mode] = {m["id"]: m for m in json.loads(capsys.readouterr().out)["mutants"]}
+    reloaded, fresh = reports["reload"], reports["fresh"]
+    assert {i: m["status"] for i, m in reloaded.items()} == {i: m["status"] for i, m in fresh.items()}
+    return reloaded, fresh
 
 
 def make_calc_project(root: Path) -> Path:

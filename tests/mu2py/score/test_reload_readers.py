@@ -2,17 +2,15 @@
 would (rfc3986's misc.py compiles its regexes from abnf_regexp's strings): no fresh interpreter, same verdicts."""
 
 import importlib
-import json
 import sys
 import types
 from pathlib import Path
 
 import pytest
 
-from mu2py.cli.main import main
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import reload_in_place, reload_with_readers
-from tests.mu2py.score.conftest import write_tree
+from tests.mu2py.score.conftest import reload_and_fresh, write_tree
 
 ABNF = '''WORD = "ab"
 DIGITS = "[0-9]+"
@@ -157,13 +155,7 @@ def test_mutants_read_at_import_are_judged_in_place_as_in_a_fresh_interpreter(tm
     """Every import-time mutant of abnf.py whose body does not raise runs in place, with the verdict a fresh
     interpreter gives (misc.py and user.py are under test too: only their original bodies are re-run)."""
     _write(tmp_path)
-    args = ["score", "--root", str(tmp_path), "--paths", "apkg", "--tests", "tests", "--no-cache", "--json"]
-    reports = {}
-    for mode in ("reload", "fresh"):
-        assert main([*args, "--import-time", mode]) == 0
-        reports[mode] = {m["id"]: m for m in json.loads(capsys.readouterr().out)["mutants"]}
-    reloaded, fresh = reports["reload"], reports["fresh"]
-    assert {i: m["status"] for i, m in reloaded.items()} == {i: m["status"] for i, m in fresh.items()}
+    reloaded, _ = reload_and_fresh(tmp_path, "apkg", capsys)
     abnf = [m for m in reloaded.values()
             if m["module"] == "apkg.abnf" and "raised" not in (m["isolated_because"] or "")]
     assert {m["status"] for m in abnf} == {"killed", "survived"}

@@ -1,18 +1,16 @@
 """A reload re-creating a bare `object()` sentinel keeps the original everywhere: no doubt, same verdicts as fresh."""
 
 import importlib
-import json
 import sys
 import types
 from pathlib import Path
 
 import pytest
 
-from mu2py.cli.main import main
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import reload_in_place
 from mu2py.score.spec import SuiteSpec, build_program
-from tests.mu2py.score.conftest import write_tree
+from tests.mu2py.score.conftest import reload_and_fresh, write_tree
 
 MISC = '''UseExisting = object()
 PATTERN = "a+"
@@ -162,13 +160,7 @@ def test_two_sentinels_made_one_are_not_paired(pkg):
 def test_sentinel_mutants_are_judged_in_place_as_in_a_fresh_interpreter(tmp_path, capsys):
     """Every import-time mutant of misc.py runs in place (no fresh interpreter), with the fresh verdict."""
     _write(tmp_path)
-    args = ["score", "--root", str(tmp_path), "--paths", "spkg", "--tests", "tests", "--no-cache", "--json"]
-    reports = {}
-    for mode in ("reload", "fresh"):
-        assert main([*args, "--import-time", mode]) == 0
-        reports[mode] = {m["id"]: m for m in json.loads(capsys.readouterr().out)["mutants"]}
-    reloaded, fresh = reports["reload"], reports["fresh"]
-    assert {i: m["status"] for i, m in reloaded.items()} == {i: m["status"] for i, m in fresh.items()}
+    reloaded, fresh = reload_and_fresh(tmp_path, "spkg", capsys)
     pattern = next(m for m in reloaded.values() if m["line"] == 2 and m["module"] == "spkg.misc")
     assert pattern["status"] == "killed" and fresh[pattern["id"]]["mode"] == "isolated"
     kept = [m for m in reloaded.values() if m["module"] == "spkg.misc" and fresh[m["id"]]["mode"] == "isolated"
