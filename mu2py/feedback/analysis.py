@@ -121,10 +121,7 @@ class Analysis:
         static = self.program.static
         self._static = sorted(static)
         # per site, its mutants: selection then costs what the input reached, not all mutants
-        self._by_site: dict[int, list[int]] = {}
-        for index, mutant in enumerate(self.program.mutants):
-            if index not in static:
-                self._by_site.setdefault(mutant.site, []).append(index)
+        self._by_site = self.program.by_site
         self._alive_probed = len(self.program.mutants) - len(static)
         self._static_cursor = 0
 

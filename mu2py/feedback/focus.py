@@ -35,10 +35,7 @@ class FocusedProbe:
 
     def __init__(self, program: Program) -> None:
         self.program = program
-        self.sites_of: dict[int, list[int]] = {}  # site -> its (non-static) mutants
-        for index, mutant in enumerate(program.mutants):
-            if index not in program.static:
-                self.sites_of.setdefault(mutant.site, []).append(index)
+        self.sites_of = program.by_site  # site -> its (non-static) mutants
         self.probed: frozenset[int] = frozenset(self.sites_of)  # the sites the copy in use probes
         self.probe: tuple[Callable[[Any], Any], ProbeRecorder] | None = None  # None: the program's full probe
         self.builds = 0

@@ -171,6 +171,15 @@ class Program:
         return found
 
     @functools.cached_property
+    def by_site(self) -> dict[int, list[int]]:
+        """Per global site id, its mutants (import-time mutants have no site and are in none), in index order."""
+        found: dict[int, list[int]] = {}
+        for index, mutant in enumerate(self.mutants):
+            if index not in self.static:
+                found.setdefault(mutant.site, []).append(index)
+        return found
+
+    @functools.cached_property
     def _instrumented(self) -> dict[str, str]:
         return self._instrument(None)
 
