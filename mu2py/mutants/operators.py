@@ -23,7 +23,7 @@ from libcst.metadata import (
     WhitespaceInclusivePositionProvider,
 )
 from mutmut.mutation import mutators as mm
-from mutmut.mutation.file_mutation import MutationVisitor
+from mutmut.mutation.file_mutation import NEVER_MUTATE_FUNCTION_NAMES, MutationVisitor
 from mutmut.mutation.pragma_handling import IgnoredCode, PragmaVisitor
 
 _NEGATED_COMPARISON: dict[type[cst.CSTNode], type[cst.CSTNode]] = {
@@ -151,12 +151,15 @@ class _RecordingVisitor(MutationVisitor):
         self.found: list[tuple[cst.CSTNode, cst.CSTNode, str]] = []
 
     def _skip_node_and_children(self, node: cst.CSTNode) -> bool:
-        # mutmut skips decorated functions because its trampolines cannot wrap them; module
-        # copies have no trampolines, so only the decorator expressions themselves are skipped
-        if isinstance(node, cst.FunctionDef) and node.decorators and node.name.value not in (
-            "__getattribute__", "__setattr__", "__new__"
-        ):
-            return False
+        # mutmut skips decorated functions and `__new__`, `__getattribute__`, `__setattr__`
+        # because its trampolines cannot wrap them; module copies have no trampolines, so
+        # only a pragma (or an enum's creation hook) skips such a function here, and the
+        # decorator expressions themselves are skipped where they are visited
+        if isinstance(node, cst.FunctionDef) and (node.decorators or node.name.value in NEVER_MUTATE_FUNCTION_NAMES):
+            position = self.get_metadata(PositionProvider, node, None)
+            if position is not None and position.start.line in self._ignored_node_lines:
+                return bool(super()._skip_node_and_children(node))  # mutmut's pragma handling records it
+            return node in self._enum_creation_hooks
         return bool(super()._skip_node_and_children(node))
 
     def _create_mutations(self, node: cst.CSTNode) -> None:

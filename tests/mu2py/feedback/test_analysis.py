@@ -98,3 +98,19 @@ def test_assignment_of_a_call_to_none_is_not_pruned(tmp_path, monkeypatch):
     analysis = Analysis(program, pruning="infection", timeout=1.0)
     analysis.analyse(2, "2")
     assert analysis.kills[index].reason is KillReason.OUTPUT
+
+
+def test_mutants_in_a_stdlib_new_are_reached_and_killed(driver_package):
+    """`Fraction(text)` parses in `Fraction.__new__`, which mutmut never mutates: its mutants run and are killed."""
+    from mu2py.mutants.catalog import Program
+    from mu2py.target.modules import resolve_target
+
+    name = driver_package("frac_pkg", (
+        "import fractions\n\nfrom hypothesis import strategies as st\n\nfrom mu2py import driver\n\n\n"
+        "@driver(st.text(), targets=['fractions'])\ndef parse(text):\n    return fractions.Fraction(text)\n"
+    ))
+    program = Program(resolve_target(f"{name}:parse"))
+    analysis = Analysis(program, pruning="infection", timeout=1.0)
+    analysis.analyse(0, "-3/4")
+    killed = {program.mutants[i].scope for i in analysis.kills}
+    assert "Fraction.__new__" in killed

@@ -76,3 +76,32 @@ def test_multi_line_mutations_in_indented_blocks_have_verified_spans():
     for m in multi_line[::20]:  # libcst's rewrite costs a third of a second each: a sample of 25
         spliced = apply_mutation(parsed, m, info.source)
         assert ast.dump(ast.parse(spliced)) == ast.dump(ast.parse(apply_mutation(parsed, m)))
+
+
+TRAMPOLINE_ONLY = '''\
+class Money:
+    def __new__(cls, cents):
+        self = super().__new__(cls)
+        self.cents = cents + 0
+        return self
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value * 1)
+
+    @property
+    def euros(self):
+        return self.cents // 100
+
+    def __getattribute__(self, name):  # pragma: no mutate block
+        return object.__getattribute__(self, name + "")
+'''
+
+
+def test_functions_mutmut_skips_for_its_trampolines_are_mutated_unless_a_pragma_says_no(tmp_path):
+    """Module copies need no trampolines: `__new__`, `__setattr__` and decorated methods get mutants; a block
+    pragma still skips one."""
+    path = tmp_path / "money.py"
+    path.write_text(TRAMPOLINE_ONLY)
+    scopes = {m.scope for m in discover(modules_target(str(path)))[0]}
+    assert {"Money.__new__", "Money.__setattr__", "Money.euros"} <= scopes
+    assert "Money.__getattribute__" not in scopes
