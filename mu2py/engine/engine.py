@@ -51,11 +51,24 @@ MIN_BUILD_TIMEOUT = 1.0
 
 @dataclass(frozen=True)
 class Verdict:
-    """One mutant judged on one input: why it is killed (None: it survived), and a short detail."""
+    """One mutant judged on one input: why it is killed (None: it survived), and a short detail.
+
+    A `cut` verdict is no verdict: the mutant was still running when its batch's `stop_at` came, on a
+    budget shorter than its own timeout, so it neither survived nor timed out (see `Engine.judge`).
+    """
 
     index: int
     reason: KillReason | None
     detail: str = ""
+
+    @property
+    def cut(self) -> bool:
+        """Whether the mutant's run was stopped by its batch's end rather than judged."""
+        return self.reason is None and self.detail == CUT
+
+
+# the detail of a cut verdict (see Verdict)
+CUT = "cut at the end of its batch"
 
 
 class _CopySet:
@@ -237,7 +250,10 @@ class Engine:
 
         Stops early (fewer verdicts than indices) once `time.monotonic()` passes `stop_at`, or
         when a run left something behind (`retired` is set; `last_original` holds the original's
-        result, so that a new process can judge the rest without running it again).
+        result, so that a new process can judge the rest without running it again).  A mutant's run
+        never outlasts `stop_at`: when less time is left than `timeout`, it gets what is left, and a
+        timeout on that budget ends the batch with a `cut` verdict, never a timeout kill (the full
+        budget might have let it finish: a slow input must not turn slow mutants into kills).
         """
         self.retired = None
         if original is None:
@@ -249,10 +265,20 @@ class Engine:
         self.last_original = original
         verdicts: list[Verdict] = []
         for position, index in enumerate(indices):
-            if stop_at is not None and time.monotonic() > stop_at:
-                break
+            budget = timeout
+            if stop_at is not None:
+                left = stop_at - time.monotonic()
+                if left <= 0:
+                    break
+                if timeout is None or left < timeout:
+                    budget = left
             self.progress(position, 1)
-            result = self.run_mutant(index, value, timeout)
+            result = self.run_mutant(index, value, budget)
+            if budget != timeout and result.status is Status.TIMEOUT:
+                verdicts.append(Verdict(index, None, CUT))
+                if on_verdict is not None:
+                    on_verdict(position, verdicts[-1])
+                break
             if result.exc_type is not None and result.exc_type.endswith("MemoryError"):
                 gc.collect()  # what the mutant allocated must not fail the next run
             reason = kill_reason(original, result, self.compare, differential=differential, messages=self.messages)

@@ -41,7 +41,7 @@ from multiprocess.connection import wait
 
 from mu2py.engine.child import die_with_parent, limit_memory, receive, send, silence_output
 from mu2py.engine.confine import Confinement, kill_group, make_mirror, remove_mirror
-from mu2py.engine.engine import Engine, Verdict
+from mu2py.engine.engine import CUT, Engine, Verdict
 from mu2py.engine.oracle import KillReason
 from mu2py.engine.runs import RunResult, leave_if_forked
 from mu2py.errors import UserError
@@ -302,8 +302,14 @@ class HostRunner:
                 self._process.join(1)
                 return self._lost(indices, "crash", self._exit_detail())
             phase = progress[_PHASE] if progress[_BATCH] == self._batch else 0
+            how = "timeout"
             if phase == 1:
-                limit, since = timeout + max(GRACE, timeout), progress[_STARTED]
+                since = progress[_STARTED]
+                budget = timeout
+                if stop_at is not None and stop_at - since < timeout:
+                    # the host ran it on what was left of the batch (see Engine.judge): a hang past that is a cut
+                    budget, how = max(stop_at - since, 0.0), "cut"
+                limit = budget + max(GRACE, budget)
             elif phase == 2:
                 limit, since = self._build_timeout + 2 * GRACE + timeout, progress[_STARTED]
             elif progress[_BATCH] == self._batch and progress[_POSITION] >= 0:  # done, sending its verdicts
@@ -311,7 +317,7 @@ class HostRunner:
             else:  # the original's run (or a batch not yet picked up)
                 limit, since = ORIGINAL_DEADLINE + timeout, sent
             if time.monotonic() - since > limit:
-                return self._lost(indices, "timeout", f"no answer after {limit:.1f}s")
+                return self._lost(indices, how, f"no answer after {limit:.1f}s")
 
     def _send_run(self, body: tuple[Any, ...]) -> None:
         """Send a batch, with the original's result when known; when that result cannot be pickled, without it
@@ -337,7 +343,10 @@ class HostRunner:
         return f"exit code {code}"
 
     def _lost(self, indices: list[int], how: str, detail: str) -> tuple[list[Verdict], bool]:
-        """The host died or hung on the mutant in flight: keep what it finished, judge that one, restart."""
+        """The host died or hung on the mutant in flight: keep what it finished, judge that one, restart.
+
+        `how` is "crash", "timeout" or "cut" (a hang past what was left of the batch: no verdict, and the
+        batch ends there)."""
         started = self._progress[_BATCH] == self._batch
         position = int(self._progress[_POSITION]) if started else -1
         self._kill()
@@ -349,6 +358,9 @@ class HostRunner:
         for k in range(position):
             code = self._verdicts[k]
             verdicts.append(Verdict(indices[k], _CODES[code] if code > 1 else None))
+        if how == "cut":
+            verdicts.append(Verdict(indices[position], None, CUT))
+            return verdicts, False
         reason = KillReason.TIMEOUT if how == "timeout" else KillReason.CRASH
         verdicts.append(Verdict(indices[position], reason, detail))
         return verdicts, True

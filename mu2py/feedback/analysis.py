@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from mu2py.engine.engine import Verdict
 from mu2py.engine.oracle import KillReason
-from mu2py.engine.runs import RunResult, run
+from mu2py.engine.runs import RunResult, Status, run
 from mu2py.feedback.focus import FocusedProbe
 from mu2py.feedback.schedule import least_executed_first
 from mu2py.mutants.catalog import Program
@@ -106,6 +106,7 @@ class Analysis:
     reached: set[int] = field(default_factory=set)
     executions: list[int] = field(default_factory=list)
     mutant_runs: int = 0
+    cut_runs: int = 0  # mutant runs stopped by their batch's end, without a verdict (see engine.Verdict.cut)
     isolation: str = "host"
     memory_mb: int = 4096
     _runner: Runner | None = field(default=None, repr=False)
@@ -219,13 +220,20 @@ class Analysis:
         vouches that `original` is what a run from the post-import state gives (see
         `MutantRuns.run`); otherwise the runner runs its own original first.
         """
-        if not sel.run:
+        # an input the original hangs on kills nothing (see oracle.kill_reason), and each of its mutants could
+        # take the full timeout, a multiple of the original's own: nothing is run
+        if not sel.run or original.status is Status.TIMEOUT:
             return []
         verdicts = self.runner.judge(value, sel.run, self.mutant_timeout(original), differential=self.differential,
                                      stop_at=stop_at, original=original if share_original else None)
         new: list[int] = []
         for verdict in verdicts:
+            # a cut run counts as an execution all the same: least-executed-first then moves on to other mutants
+            # instead of giving the same slow one every batch (the final judging runs it on its full budget)
             self.executions[verdict.index] += 1
+            if verdict.cut:
+                self.cut_runs += 1
+                continue
             self.mutant_runs += 1
             if verdict.reason is not None and verdict.index not in self.kills:
                 self.add_kill(verdict.index, Kill(label, verdict.reason, verdict.detail))

@@ -60,6 +60,7 @@ class Stats:
     share: float = 0.0  # the share of time mutation analysis may take, as last measured (0: coverage guidance)
     failures: int = 0
     mutant_runs: int = 0
+    cut_runs: int = 0  # mutant runs stopped by their batch's end without a verdict (slow inputs; see engine.Verdict)
     run_this_input: int = 0
     pruned_execution: int = 0
     pruned_infection: int = 0

@@ -73,6 +73,8 @@ class MutantRuns:
         analysis, stats = self.analysis, self.stats
         assert analysis is not None
         timed = self.timed()
+        if original.status is Status.TIMEOUT:
+            return [], False  # it kills no mutant (see Analysis.run_selected); the final judging probes it once
         if timed and not new_cov and stats.seconds_analysis > self.current_share() * (now - start):
             return [], False
         stats.analysed += 1
@@ -101,7 +103,7 @@ class MutantRuns:
             stats.run_this_input = len(sel.run)
             t3 = time.perf_counter()
             stats.seconds_selection += t3 - tp
-            runs_before = analysis.mutant_runs
+            runs_before, cuts_before = analysis.mutant_runs, analysis.cut_runs
             firsts = [i for i in sel.run if executions[i] == 0] if timed else []
             # timed, a batch is a mutant or two: the host judges them against the plain original (run from the
             # post-import state, containers reset, as a host's would) instead of running it again.  Not when it
@@ -114,6 +116,7 @@ class MutantRuns:
                 self._first_kills += len(set(firsts).intersection(killed))
             stats.seconds_mutants += time.perf_counter() - t3
             stats.mutant_runs = analysis.mutant_runs
+            stats.cut_runs += analysis.cut_runs - cuts_before  # a counter: it carries on past a resume
             # complete only when nothing was left out: not under a time budget, where mutants are chosen
             complete = (not timed and analysis.mutant_runs - runs_before == len(sel.run) and not sel.filtered
                         and not sel.deferred_static)

@@ -76,3 +76,49 @@ def test_the_heap_a_host_inherits_costs_no_mutant_its_time_budget(tmp_path, monk
     del heap
     assert verdicts and all(v.reason is not KillReason.TIMEOUT for v in verdicts)
     assert any(v.reason is KillReason.OUTPUT for v in verdicts)  # `n + 1` -> `n - 1` and friends still die
+
+
+SLOW = {
+    "__init__.py": "",
+    "mod.py": (
+        "import time\n\n\ndef count(n):\n    i = 0\n    while i < n:\n        i += 1\n    return i\n\n\n"
+        "def nap(n):\n    time.sleep(n - n)\n    return n\n"
+    ),
+    "drivers.py": (
+        "from hypothesis import strategies as st\nfrom mu2py import driver\nfrom slow_pkg import mod\n\n\n"
+        "@driver(st.integers(0, 3))\ndef count(n):\n    return mod.count(n)\n\n\n"
+        "@driver(st.integers(0, 3))\ndef nap(n):\n    return mod.nap(n)\n"
+    ),
+}
+
+
+@pytest.fixture
+def slow_pkg(tmp_path, monkeypatch):
+    """A package whose mutants spin (`i += 1` -> `i -= 1`) or sleep (`n - n` -> `n + n`) where the original returns."""
+    (tmp_path / "slow_pkg").mkdir()
+    for name, text in SLOW.items():
+        (tmp_path / "slow_pkg" / name).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+@pytest.mark.parametrize(("isolation", "driver", "mutated", "value"), [
+    ("host", "count", "i -= 1", 3), ("none", "count", "i -= 1", 3), ("host", "nap", "n + n", 10),
+])
+def test_a_mutant_outlasting_its_batch_is_cut_not_killed(slow_pkg, isolation, driver, mutated, value):
+    """A batch's end stops a slow mutant (spinning: the run's own timer; sleeping: the host's watchdog) on what
+    was left of the batch, with no verdict: a timeout there is not a kill, and the batch ends on time."""
+    import time
+
+    from mu2py.engine.engine import LocalRunner
+
+    program = Program(resolve_target(f"slow_pkg.drivers:{driver}"))
+    slow = next(i for i, m in enumerate(program.mutants) if m.mutated == mutated and m.scope == driver)
+    runner = make_runner(program) if isolation == "host" else LocalRunner(program)
+    try:
+        started = time.monotonic()
+        verdicts = runner.judge(value, [slow, 0], 30.0, stop_at=started + 0.5)
+        took = time.monotonic() - started
+    finally:
+        runner.close()
+    assert [(v.index, v.cut, v.reason) for v in verdicts] == [(slow, True, None)]
+    assert took < 0.5 + 2.0  # what was left of the batch, plus the watchdog's grace

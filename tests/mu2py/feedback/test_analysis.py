@@ -114,3 +114,17 @@ def test_mutants_in_a_stdlib_new_are_reached_and_killed(driver_package):
     analysis.analyse(0, "-3/4")
     killed = {program.mutants[i].scope for i in analysis.kills}
     assert "Fraction.__new__" in killed
+
+
+def test_an_input_the_original_hangs_on_runs_no_mutant(sort_program):
+    """No mutant can be killed against a hung original (oracle.kill_reason), and each could take 20x its time."""
+    from mu2py.engine.runs import RunResult, Status
+
+    analysis = Analysis(sort_program, pruning="none", timeout=1.0, isolation="none")
+    original, reached, infected = analysis.run_original([3, 2, 1])
+    sel = analysis.select(reached, infected)
+    assert sel.run
+    hung = RunResult(Status.TIMEOUT, seconds=10.0)
+    assert analysis.run_selected(sel, [3, 2, 1], hung, "t") == []
+    assert analysis.mutant_runs == 0 and not any(analysis.executions)
+    assert analysis.run_selected(sel, [3, 2, 1], original, "t")  # the same selection kills on a finished original
