@@ -71,7 +71,7 @@ def measure(spec: str, seconds: float, seed: int, out: Path) -> str:
         run(fn, value, None)
         recorder.finish()
         closed |= recorder.infected
-    focus = FocusedProbe(program)
+    focus = FocusedProbe(program, started=float("-inf"))  # the end of a campaign: a rebuild is affordable
     focus.refocus(closed)
     focused = focus.probe or (fn, recorder)
     full_s = _mean_run(fn, recorder, values)

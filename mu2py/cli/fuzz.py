@@ -144,6 +144,8 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         report = _judge_corpus(console, target, config, result.corpus, fuzzer.program)
     if not args.quiet:
         console.print(_status_table(fuzzer))
+    for warning in fuzzer.warnings:
+        console.print(f"warning: {warning}")
     if report is not None:
         more = f"all of them in {out / 'mutants.json'}" if out else "give --out to keep the full report"
         print_mutation_report(console, report, max_rows=10, more=more, survivors=not args.quiet)

@@ -12,9 +12,11 @@ the json decoder and tinycss2: `benchmarks/focused_probe.py`).
 Invariants: the copy in use probes every site with an open mutant (a mutant only closes, so a
 copy built for an earlier, larger set of open mutants still does); for an open mutant its
 records are those of the full probe.  Static (import-time) mutants have no site and are not
-concerned.  A rebuild costs a few hundred milliseconds (instrumenting and loading the
-modules), so it happens only once enough sites closed, and at most once per `SPACING` times
-the last build's duration.
+concerned.  A rebuild costs about what building the full probe did (instrumenting and loading
+the modules: tens of milliseconds for the json decoder, seconds for a module of thousands of
+lines such as `ipaddress`), so it happens only once enough sites closed, and at most once per
+`SPACING` times the last build's duration; before the first, the full probe's build stands for
+that duration.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ MIN_CLOSED = 0.1  # rebuild once this fraction of the probed sites has closed si
 class FocusedProbe:
     """The probed original of a `Program`, rebuilt to probe only its open sites (see the module docstring)."""
 
-    def __init__(self, program: Program) -> None:
+    def __init__(self, program: Program, started: float | None = None) -> None:
+        """`started`: the `time.perf_counter()` the campaign's time counts from (default: now)."""
         self.program = program
         self.sites_of = program.by_site  # site -> its (non-static) mutants
         self.probed: frozenset[int] = frozenset(self.sites_of)  # the sites the copy in use probes
@@ -42,6 +45,7 @@ class FocusedProbe:
         self.seconds = 0.0  # spent building
         self._last_cost = 0.0
         self._next_at = 0.0  # perf_counter time before which no rebuild starts
+        self._started = time.perf_counter() if started is None else started
 
     def open_sites(self, closed: Collection[int]) -> frozenset[int]:
         """The probed sites with a mutant not in `closed` (kills and the saved inputs' infections)."""
@@ -50,6 +54,10 @@ class FocusedProbe:
     def refocus(self, closed: Collection[int]) -> bool:
         """Rebuild the copy on the open sites when enough closed and the last build's cost allows; True if rebuilt."""
         now = time.perf_counter()
+        if self.builds == 0:
+            # a rebuild costs what the full probe's build did (the program times it): a campaign far shorter than
+            # SPACING times that would spend more time building than the focused probe saves
+            self._next_at = self._started + SPACING * self.program.probe_seconds
         if now < self._next_at:
             return False
         sites = self.open_sites(closed)

@@ -11,7 +11,9 @@ from mu2py.store.corpus import Entry
 
 GUIDANCE = ("mutation", "coverage")
 # a campaign whose first SANITY_TRIALS trials draw no input, or whose every valid input fails the
-# same way, has a broken driver: stop early with a clear error instead of burning the budget
+# same way in the driver's own code, has a broken driver: stop early with a clear error instead of
+# burning the budget (failing the same way inside the target is a warning: a strict parser rejects
+# most random text at one place, and the inputs it accepts are what fuzzing finds)
 SANITY_TRIALS = 100
 # the original's budget per input when --timeout is not given: an input it cannot finish in this time is a
 # failure found (a hang), never a stalled campaign

@@ -67,6 +67,7 @@ class Fuzzer:
         self.stats = Stats()
         self.on_progress = on_progress
         self.failures: dict[tuple[str, str], str] = {}
+        self.warnings: list[str] = []  # what the user should know about the run, printed with its results
         self._next_failure = 0  # invariant: above every failure_N in failures/, so none is written over
         out = config.out
         # one writer per output directory: taken before anything is read or written there
@@ -92,7 +93,7 @@ class Fuzzer:
         self.tried = Tried()
         self.mutant_runs = MutantRuns(self.analysis, config, self.stats)
         self._favored: list[Entry] = []
-        self._succeeded = False  # has any input run without an exception on the original?
+        self._succeeded = False  # has any input run without an exception on the original (or the check warned)?
         self.folder = CampaignFolder(out)
         self._start = 0.0
         self._stop_at: float | None = None
@@ -169,8 +170,14 @@ class Fuzzer:
             self._succeeded = True
         elif not self._succeeded and s.valid >= SANITY_TRIALS and len(self.failures) == 1:
             where = f"; the failing inputs are in {self.config.out / 'failures'}" if self.config.out else ""
-            raise UserError(f"the target failed on all of the first {s.valid} inputs with {original.exc_type} "
-                            f"at {original.location}: {original.exc_message}{where}")
+            what = (f"the first {s.valid} inputs all failed with {original.exc_type} at {original.location}: "
+                    f"{original.exc_message}{where}")
+            driver = self.target.driver_module
+            if driver is not None and (original.location or "").rpartition(":")[0] == driver.file:
+                raise UserError(f"the driver is broken: {what}")
+            self._succeeded = True  # warned once; the fuzzing goes on
+            self.warnings.append(f"{what}.  The target rejects what the strategy draws, at one place: the "
+                                 "campaign went on, but a strategy nearer the inputs it accepts would reach more")
 
     def trial(self) -> Entry | None:
         """Run one trial; returns the saved entry, if the input was kept.

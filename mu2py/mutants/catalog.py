@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import time
 import types
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
@@ -131,6 +132,7 @@ class Program:
         self._entry_index = {id(e.found): i for i, e in enumerate(self._entries)}
         self._site_by_found = {id(f): s for sites in self._sites.values() for s in sites for f in s.mutations}
         self._probed: tuple[Callable[[Any], Any], ProbeRecorder] | None = None
+        self.probe_seconds = 0.0  # what building the full probed original took (0 until `probed()` built it)
         self.static = frozenset(
             i for i, e in enumerate(self._entries) if self._site_by_found[id(e.found)].kind == "static"
         )
@@ -240,9 +242,11 @@ class Program:
         """
         if transform is None and self._probed is not None:
             return self._probed
+        started = time.perf_counter()
         fn, recorder = self._build_probed(self._instrumented, transform)
         if transform is None:
             self._probed = (fn, recorder)
+            self.probe_seconds = time.perf_counter() - started
         return fn, recorder
 
     def probed_at(self, sites: AbstractSet[int]) -> tuple[Callable[[Any], Any], ProbeRecorder]:

@@ -42,7 +42,7 @@ def test_on_open_mutants_the_focused_probe_records_what_the_full_one_does(json_a
     program = json_analysis.program
     rnd = random.Random(seed)
     closed = {i for i in range(len(program.mutants)) if rnd.random() < fraction}
-    focus = FocusedProbe(program)
+    focus = FocusedProbe(program, started=float("-inf"))
     built = focus.refocus(closed)
     open_sites = focus.open_sites(closed)
     assert built == (focus.probe is not None)
@@ -56,7 +56,7 @@ def test_on_open_mutants_the_focused_probe_records_what_the_full_one_does(json_a
 
 
 def test_a_rebuild_waits_for_enough_closed_sites_and_for_its_own_cost(json_program: Program) -> None:
-    focus = FocusedProbe(json_program)
+    focus = FocusedProbe(json_program, started=float("-inf"))
     sites = sorted(focus.sites_of)
     one_site = set(focus.sites_of[sites[0]])
     assert not focus.refocus(one_site)  # one closed site of hundreds: not worth a build
@@ -69,6 +69,24 @@ def test_a_rebuild_waits_for_enough_closed_sites_and_for_its_own_cost(json_progr
     assert focus.refocus(most) and len(focus.probed) == len(sites) - 9 * len(sites) // 10
 
 
+def test_the_first_rebuild_waits_for_spacing_times_the_full_probes_build(json_program: Program) -> None:
+    """A module whose probe takes seconds to build (ipaddress: about 6 s) is not rebuilt in a campaign's first
+    minute: the full probe's build time stands for a rebuild's until one is measured."""
+    import time
+
+    from mu2py.feedback.focus import SPACING
+
+    json_program.probed()
+    assert json_program.probe_seconds > 0
+    sites = sorted(json_program.by_site)
+    half = {i for s in sites[: len(sites) // 2] for i in json_program.by_site[s]}
+    now = time.perf_counter()
+    early = FocusedProbe(json_program, started=now - SPACING * json_program.probe_seconds / 2)
+    assert not early.refocus(half) and early.builds == 0
+    late = FocusedProbe(json_program, started=now - SPACING * json_program.probe_seconds * 1.01)
+    assert late.refocus(half) and late.builds == 1
+
+
 def test_a_timed_campaign_focuses_its_probe_and_keeps_selecting_open_mutants(tmp_path: Any) -> None:
     import time
 
@@ -77,6 +95,8 @@ def test_a_timed_campaign_focuses_its_probe_and_keeps_selecting_open_mutants(tmp
     fuzzer._start = time.perf_counter()
     runs = fuzzer.mutant_runs
     assert runs.focus is not None
+    # as if the campaign had run long enough to afford a rebuild (see the test above)
+    runs.focus = FocusedProbe(runs.focus.program, started=float("-inf"))
     try:
         for _ in range(300):
             fuzzer.trial()

@@ -123,7 +123,7 @@ def test_strategy_that_cannot_draw_stops_early(broken_module, tmp_path):
 def test_target_failing_on_every_input_is_a_clear_error_with_failures_kept(broken_module, tmp_path):
     out = tmp_path / "o"
     fuzzer = Fuzzer(resolve_target(f"{broken_module}:always_fails"), FuzzConfig(trials=5000, out=out))
-    with pytest.raises(UserError, match="failed on all of the first 100 inputs with builtins.KeyError"):
+    with pytest.raises(UserError, match="driver is broken: the first 100 inputs all failed with builtins.KeyError"):
         fuzzer.run()
     assert fuzzer.stats.trials < 5000
     assert json.loads((out / "failures" / "failure_000000.json").read_text())["exception"] == "builtins.KeyError"
@@ -143,7 +143,7 @@ def test_cli_reports_broken_driver_in_one_line(broken_module, tmp_path, capsys):
     assert main(["fuzz", f"{broken_module}:always_fails", "--trials", "1000", "--quiet",
                  "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
-    assert "failed on all" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert "driver is broken" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
 def test_duplicate_children_run_nothing_and_are_counted(json_target):
@@ -181,3 +181,28 @@ def test_a_timed_campaign_report_equals_mutate_on_its_corpus(tmp_path):
 
     assert killed(report) == killed(mutate)
     assert report["summary"]["not_reached"] == mutate["summary"]["not_reached"]
+
+
+def test_a_target_rejecting_the_first_inputs_at_one_place_is_a_warning_not_an_error(driver_package, tmp_path):
+    """`ipaddress.ip_interface` rejects nearly all random text at one `raise`: the campaign warns and goes on, and
+    finds the inputs it accepts."""
+    name = driver_package("strict_fz", (
+        "import ipaddress\n\nfrom hypothesis import strategies as st\n\nfrom mu2py import driver\n\n\n"
+        "@driver(st.text(alphabet='0123456789abcdef.:/%', max_size=40), targets=['ipaddress'])\n"
+        "def ip(text):\n    return ipaddress.ip_interface(text)\n"
+    ))
+    fuzzer = Fuzzer(resolve_target(f"{name}:ip"), FuzzConfig(trials=400, seed=1, guidance="coverage"))
+    result = fuzzer.run()
+    assert fuzzer.stats.trials == 400
+    assert [w for w in fuzzer.warnings if "ipaddress.py" in w and "ValueError" in w]
+    assert any(ipaddress_ok(e.value) for e in result.corpus)
+
+
+def ipaddress_ok(text: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_interface(text)
+    except ValueError:
+        return False
+    return True
