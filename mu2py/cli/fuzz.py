@@ -48,6 +48,9 @@ def _status_table(fuzzer: Any) -> Table:
         table.add_row("likely equivalent", f"{s.likely_equivalent} mutants",
                       "backed off", f"{s.backed_off} mutant runs")
     table.add_row("failures", f"{s.failures}", "invalid", f"{s.invalid}")
+    if fuzzer.judging is not None:
+        done, total = fuzzer.judging
+        table.add_row("judging", f"{done}/{_inputs(total)}", "", "")
     # children that decoded to an input tried already: nothing ran for them (predicted: not even decoded)
     table.add_row("duplicates", f"{s.duplicates} ({s.duplicates / max(s.trials, 1):.0%})",
                   "predicted", f"{s.predicted}")
@@ -64,6 +67,9 @@ def _progress_line(fuzzer: Any) -> str:
     elapsed = max(time.perf_counter() - fuzzer._start, 1e-9)
     killed = (f"; killed {len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} mutants"
               if fuzzer.analysis is not None else "")
+    if fuzzer.judging is not None:
+        done, total = fuzzer.judging
+        return f"[{elapsed:6.0f} s] judging the corpus: {done}/{_inputs(total)} run through their mutants{killed}"
     return (f"[{elapsed:6.0f} s] trials {s.trials} ({s.trials / elapsed:.0f}/s); corpus {_inputs(len(fuzzer.corpus))}; "
             f"coverage {len(fuzzer.coverage)} lines+branches{killed}; failures {s.failures}")
 

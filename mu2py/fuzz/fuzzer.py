@@ -68,6 +68,7 @@ class Fuzzer:
         self.on_progress = on_progress
         self.failures: dict[tuple[str, str], str] = {}
         self.warnings: list[str] = []  # what the user should know about the run, printed with its results
+        self.judging: tuple[int, int] | None = None  # during finish_judging: (inputs judged, inputs to judge)
         self._next_failure = 0  # invariant: above every failure_N in failures/, so none is written over
         out = config.out
         # one writer per output directory: taken before anything is read or written there
@@ -344,12 +345,16 @@ class Fuzzer:
         pending = [e for e in self.corpus.entries if not e.judged]
         # every mutant, as `mutate` runs them: no filter, no rotation of import-time mutants
         analysis.filter, analysis.static_per_input = None, None
-        for entry in pending:
+        for k, entry in enumerate(pending):
+            self.judging = (k, len(pending))
+            if self.on_progress:  # a slow input's mutants can take minutes: the user sees where the judging is
+                self.on_progress(self)
             killed = analysis.analyse(entry.value, entry.name)[2]
             entry.judged = True
             if killed:
                 self._record_kills(entry, killed)
             self.stats.mutant_runs = analysis.mutant_runs
+        self.judging = None
         if pending:
             self.corpus.write_index()
         return len(pending)

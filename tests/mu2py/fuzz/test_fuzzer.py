@@ -206,3 +206,26 @@ def ipaddress_ok(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def test_the_final_judging_reports_its_progress(json_target, tmp_path):
+    """Judging a timed campaign's corpus can take minutes: each input's start is a progress event, shown as a line."""
+    import time
+
+    from mu2py.cli.fuzz import _progress_line
+
+    seen: list[tuple[int, int] | None] = []
+    fuzzer = Fuzzer(json_target, FuzzConfig(seconds=3600, seed=2, out=tmp_path / "o"),
+                    on_progress=lambda f: seen.append(f.judging))
+    fuzzer._start = time.perf_counter()
+    try:
+        for _ in range(150):
+            fuzzer.trial()
+        pending = sum(not e.judged for e in fuzzer.corpus.entries)
+        assert pending and fuzzer.finish_judging() == pending
+        assert seen == [(k, pending) for k in range(pending)] and fuzzer.judging is None
+        fuzzer.judging = (1, pending)
+        assert f"judging the corpus: 1/{pending} inputs" in _progress_line(fuzzer)
+    finally:
+        fuzzer.analysis.close()
+        fuzzer._lock.release()
