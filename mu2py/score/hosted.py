@@ -16,17 +16,19 @@ import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.engine.swap import CodeSwap
-from mu2py.mutants.catalog import Program
 from mu2py.score import given
-from mu2py.score.catalog import Catalog
+from mu2py.score.catalog import Catalog, Probes
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.sandbox import ScratchCopy
 from mu2py.score.spec import SuiteSpec, build_program
+
+if TYPE_CHECKING:
+    from mu2py.mutants.catalog import Program  # imports libcst, which a worker given a catalog never needs
 
 
 @dataclass
@@ -122,11 +124,15 @@ def _program(spec: SuiteSpec, catalog: Catalog | None) -> Program | Catalog:
     return build_program(spec)
 
 
-def full_program(state: Host) -> Program:
-    """The `Program` of the hosted modules, with its probes (built here once, if the parent's catalog stood in)."""
-    if not isinstance(state.program, Program):
-        state.program = build_program(state.spec)
-    return state.program
+def probes(state: Host) -> Program | Probes:
+    """What the baseline's probes need: the parent's, from its catalog, else the `Program` built here (once)."""
+    program = state.program
+    if isinstance(program, Catalog):
+        if program.probes is not None:
+            return program.probes
+        state.program = program = build_program(state.spec)
+    assert program is not None
+    return program
 
 
 def fresh_start(state: Host) -> None:

@@ -36,12 +36,14 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     state = hosted.state()
     if state.error:
         return {"error": state.error}
-    program = hosted.full_program(state)
-    recorder = program.probe_recorder()
+    probes = hosted.probes(state)
+    recorder = probes.probe_recorder()
     functions = recorder.functions()
     unprobed: list[str] = []
-    sources = program.instrumented_sources()
-    for info in program.target.modules:
+    sources = probes.instrumented_sources()
+    assert state.program is not None
+    modules = state.program.target.modules
+    for info in modules:
         if info.name in state.unimportable:
             continue
         swap = state.swaps[info.name]
@@ -60,7 +62,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
             tests.append({"nodeid": nodeid, "outcome": outcome, "skipped": runner.last_skipped, "seconds": seconds,
                           "reached": sorted(recorder.reached), "infected": sorted(recorder.infected)})
     finally:
-        for info in program.target.modules:
+        for info in modules:
             if info.name in state.unimportable:
                 continue
             swap = state.swaps[info.name]
