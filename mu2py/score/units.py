@@ -144,14 +144,22 @@ def _busy(nodeid: str) -> dict[str, Any]:
 def mutant(unit: dict[str, Any]) -> dict[str, Any]:
     """Run one mutant against `unit["tests"]` (nodeids with timeouts) until a test fails or times out."""
     state = hosted.state()
-    m, code = _compiled(state, unit["index"])
-    if isinstance(code, dict):
-        return code
-    swap = state.swaps[m.module]
-    try:
-        _apply(state, swap, m, code)
-    except SwapError as exc:
-        return {"status": "isolate", "why": str(exc)}
+    assert state.program is not None
+    swap = state.swaps[state.program.mutants[unit["index"]].module]
+    codes = hosted.snippet(state, unit["index"])
+    if codes is not None:
+        try:
+            swap.apply(*codes)
+        except SwapError:
+            codes = None  # nothing swapped: the whole mutated module decides below, as without a snippet
+    if codes is None:
+        m, code = _compiled(state, unit["index"])
+        if isinstance(code, dict):
+            return code
+        try:
+            _apply(state, swap, m, code)
+        except SwapError as exc:
+            return {"status": "isolate", "why": str(exc)}
     try:
         verdict = _run_tests(state, unit["tests"], {"status": "survived", "killed_by": None})
     finally:
