@@ -30,6 +30,8 @@ from mu2py.score.isolated import isolated
 from mu2py.score.reload import ReloadError, reload_with_readers
 from mu2py.score.runner import run_test
 
+HINT_SHARE = 0.25  # of its tests' time, what an import-time mutant the reload doubts runs in place (see `reexec`)
+
 
 def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     """Run every test on the original under probes; per test: outcome, seconds, reached sites, infected mutants."""
@@ -188,7 +190,8 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
 
     See `reload`: without doubts the live state is the one a fresh import of the mutant
     gives, and the verdict stands; with a doubt (something computed from the original at
-    import time that cannot be redone) the mutant runs in a fresh interpreter instead.
+    import time that cannot be redone) the mutant runs in a fresh interpreter instead, after only
+    the cheapest tests in place (`HINT_SHARE`): one that fails there is tried first in the fresh one.
     """
     state = hosted.state()
     m, code = _compiled(state, unit["index"])
@@ -219,6 +222,10 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
             tests = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers]
             unit = dict(unit, fresh=[f for f in unit.get("fresh", []) if f[1] >= len(executed)
                                      or executed[f[1]] & observers])
+        if reloaded.doubts:
+            # the fresh interpreter will decide whatever happens here: the run in place only looks for a test
+            # to try first there, among the cheapest
+            tests = cheapest(tests, HINT_SHARE)
         verdict = _run_tests(state, tests, {"status": "survived", "killed_by": None})
     finally:
         reloaded.restore()
@@ -230,6 +237,19 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         first = [verdict["killed_by"]] if verdict["status"] == "killed" and verdict.get("tests_run") else []
         return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}", "first": first}
     return _judged_fresh(unit, verdict, damaged)
+
+
+def cheapest(tests: list[tuple[str, float, int | None]], share: float) -> list[tuple[str, float, int | None]]:
+    """The first of `tests` (fastest first) whose timeouts add up to at most `share` of all of theirs (one at least)."""
+    budget = share * sum(t[1] for t in tests)
+    chosen: list[tuple[str, float, int | None]] = []
+    spent = 0.0
+    for test in tests:
+        spent += test[1]
+        if chosen and spent > budget:
+            break
+        chosen.append(test)
+    return chosen
 
 
 def _executed(state: hosted.Host) -> list[frozenset[Any]] | None:
