@@ -59,22 +59,33 @@ def _in_project(filename: str) -> bool:
 
 
 def interrupted_test_code(frame: Any) -> bool:
-    """Whether an alarm that fired in `frame` interrupted the project's own code during a test's call phase.
+    """Whether an alarm that fired in `frame` interrupted code the project's own code called (or that code itself)
+    during a test's call phase.
 
-    Raised there, the timeout leaves that code as any exception of the test's would, and pytest's
-    call phase catches it as a failure (`CallInfo.from_call`): the worker's state is as sound as
-    after a failing test, and it needs no replacement.  Anywhere else (pytest's, pluggy's or
-    unittest's own frames, a fixture's setup or teardown) it may have cut pytest's bookkeeping short.
+    Raised there, the timeout unwinds through the project's code as any exception of the test's
+    would, and pytest's call phase catches it as a failure (`CallInfo.from_call`): the worker's state
+    is as sound as after a failing test (or an interrupted `@given` example), and it needs no
+    replacement.  Anywhere else (pytest's or pluggy's own frames, or what they called; a fixture's
+    setup or teardown) it may have cut pytest's bookkeeping short.
     """
-    if frame is None or not _in_project(frame.f_code.co_filename):
-        return False
-    outer = frame.f_back
+    inner = frame
+    while inner is not None and not _in_project(inner.f_code.co_filename):
+        if _pytest_internal(inner.f_code.co_filename):
+            return False  # interrupted under pytest's machinery, not under the project's code
+        inner = inner.f_back
+    outer = inner
     while outer is not None:
         code = outer.f_code
         if code.co_name == "pytest_runtest_call" and code.co_filename.endswith(os.path.join("_pytest", "runner.py")):
             return True
         outer = outer.f_back
     return False
+
+
+def _pytest_internal(filename: str) -> bool:
+    """Whether code from `filename` is pytest's or pluggy's own."""
+    parts = filename.replace(os.sep, "/").split("/")
+    return "_pytest" in parts or "pluggy" in parts
 
 
 def _on_alarm(signum: int, frame: Any) -> None:

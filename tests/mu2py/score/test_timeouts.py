@@ -41,11 +41,23 @@ def test_countdown(counted):
 '''
 
 
+# the loop spends its time in heapq's own Python code: that is where the alarm fires
+SMALLEST = '''import heapq
+
+
+def countdown(n):
+    while n:
+        heapq.nsmallest(2, range(3000))
+        n = n - 1
+    return n
+'''
+
+
 def _workers(tmp_path: Path, test: str, monkeypatch: pytest.MonkeyPatch,
-             capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, str]]:
+             capsys: pytest.CaptureFixture[str], source: str = COUNT) -> tuple[int, dict[str, str]]:
     """Score the loop project with `test` as its suite: how many workers collected it, and the statuses by id."""
     root = tmp_path / "project"
-    write_tree(root, {"loop_pkg/__init__.py": "", "loop_pkg/count.py": COUNT, "tests/test_count.py": test})
+    write_tree(root, {"loop_pkg/__init__.py": "", "loop_pkg/count.py": source, "tests/test_count.py": test})
     pids = tmp_path / "pids"
     monkeypatch.setenv("PIDS", str(pids))
     assert main(["score", "--root", str(root), "--paths", "loop_pkg", "--tests", "tests", "--no-cache",
@@ -59,6 +71,12 @@ def test_a_hang_in_the_test_call_keeps_the_worker(tmp_path, monkeypatch, capsys)
     # `n - 1` -> `n + 1`, `1` -> `2` and `1` -> `0` loop forever inside countdown, called by the test itself
     assert sorted(i for i, s in statuses.items() if s == "timeout") == [
         "loop_pkg.count:3:12:arithmetic", "loop_pkg.count:3:16:constant", "loop_pkg.count:3:16:constant#2"]
+    assert workers == 1
+
+
+def test_a_hang_in_library_code_the_project_calls_keeps_the_worker(tmp_path, monkeypatch, capsys):
+    workers, statuses = _workers(tmp_path, IN_CALL, monkeypatch, capsys, SMALLEST)
+    assert statuses["loop_pkg.count:7:12:arithmetic"] == "timeout"
     assert workers == 1
 
 
