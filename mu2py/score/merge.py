@@ -256,12 +256,24 @@ class Reload:
         self._remember(old, new)
         return True
 
+    def _merge_unnamed_base(self, old: Any, new: Any) -> bool:
+        """Merge a base class that the class statement re-created without binding it to a name
+        (`class ParseResult(namedtuple("ParseResult", FIELDS), Mixin)`): no name of the module reaches it, so the
+        class naming it as a base merges it (a base bound to a name was merged, or refused, as that name)."""
+        name = self.module.__name__
+        if not (isinstance(old, type) and isinstance(new, type)) or old.__qualname__ != new.__qualname__ \
+                or old.__module__ != name or new.__module__ != name or any(v is old for v in self.saved.values()):
+            return False
+        return self.merge(old, new)
+
     def _merge_class(self, old: type, new: type) -> bool:
         if type(new) not in _PLAIN_METACLASSES:
             return False  # enums, dataclass-like metaclasses: instances made by the body belong to the new class
-        if tuple(self.mapping.get(id(b), b) for b in new.__bases__) != old.__bases__:
-            return False
         if vars(old).get("__slots__") != vars(new).get("__slots__"):
+            return False
+        if len(new.__bases__) != len(old.__bases__) or not all(
+                self.mapping.get(id(n), n) is o or self._merge_unnamed_base(o, n)
+                for o, n in zip(old.__bases__, new.__bases__, strict=True)):
             return False
         self._remember(old, new)
         # inherited code from outside the project reads the class's attributes (by name, or from C): what it

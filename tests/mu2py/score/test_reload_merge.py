@@ -111,3 +111,40 @@ def test_a_namedtuple_accessor_is_equivalent_only_with_its_field_number_and_doc(
     reload = Reload(types.ModuleType("m"), {})
     first, second = collections.namedtuple("P", "x y"), collections.namedtuple("P", "x y")
     assert reload.equivalent(first.x, second.x) and not reload.equivalent(first.x, second.y)
+
+
+NAMED = '''import collections
+
+LIMIT = 3
+
+
+class Pair(collections.namedtuple("Pair", ["left", "right"])):
+    def total(self):
+        return min(self.left + self.right, LIMIT)
+'''
+
+
+def test_a_class_on_an_unnamed_namedtuple_base_is_merged(tmp_path):
+    write_tree(tmp_path, {"npkg/__init__.py": "", "npkg/pair.py": NAMED})
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("npkg.pair")
+        pair, made = module.Pair, module.Pair(2, 5)  # an instance made before, as a test module's constant
+        spec = SuiteSpec(root=str(tmp_path), pytest_args=(), modules=("npkg.pair",),
+                         files=(str(tmp_path / "npkg" / "pair.py"),))
+        program = build_program(spec)
+        m = next(m for m in program.mutants if m.line == 3 and m.mutated == "4")
+        graph = ImportGraph([module_facts("npkg.pair", NAMED)])
+        reload = reload_in_place(module, compile(program.mutant_source(m.id), m.file, "exec"), graph,
+                                 {"npkg.pair": module}, ran_at_import=set())
+        try:
+            # the class keeps its identity (no importer's binding of it goes stale), and only LIMIT changed
+            assert module.Pair is pair and made.total() == 4 and module.Pair(1, 1).left == 1
+            assert reload.changed_names == {"LIMIT"} and not reload.doubts
+        finally:
+            reload.restore()
+        assert module.Pair is pair and made.total() == 3
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in ("npkg.pair", "npkg"):
+            sys.modules.pop(name, None)
