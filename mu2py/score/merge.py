@@ -31,7 +31,11 @@ _TUPLEGETTER = getattr(collections, "_tuplegetter", None)  # a namedtuple's fiel
 # module-level names in dunder form that hold plain data: nothing calls them implicitly, code reads them by
 # name (`from m import *` reads `__all__` while importing, which the import graph sees)
 _DATA_DUNDERS = frozenset({"__all__", "__version__", "__author__", "__license__", "__copyright__", "__email__",
-                           "__status__", "__credits__", "__maintainer__", "__lazy_modules__"})
+                           "__status__", "__credits__", "__maintainer__", "__lazy_modules__",
+                           # package metadata (rfc3986's `__title__`, `__author_email__`): read by name or not at all
+                           "__title__", "__author_email__", "__maintainer_email__", "__url__", "__uri__", "__summary__",
+                           "__description__", "__date__", "__docformat__", "__contact__", "__homepage__", "__release__",
+                           "__revision__", "__build__", "__keywords__"})
 
 
 def is_atom(value: Any) -> bool:
@@ -218,7 +222,8 @@ class Reload:
                 self._set_cell(old_cell, value)
         changes = len(self.undo)
         original_code = old.__code__
-        if old.__code__ != new.__code__:
+        if old.__code__ != new.__code__ and _without_lines(old.__code__) != _without_lines(new.__code__):
+            # (a mutant that changed the number of lines above moved the function: that alone changes nothing)
             self._set_attr(old, "__code__", new.__code__)
         for name in ("__defaults__", "__kwdefaults__"):
             before, after = getattr(old, name), getattr(new, name)
@@ -300,6 +305,12 @@ class Reload:
                     self.data_changed.setdefault(id(old), set()).add(key)
                 self._set_attr(old, key, after)
         return True
+
+
+def _without_lines(code: types.CodeType) -> types.CodeType:
+    """`code` with its line numbers (and its nested code's) left out: equal for a function only moved up or down."""
+    consts = tuple(_without_lines(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=1, co_linetable=b"", co_consts=consts)
 
 
 def _held_only_by(value: Any, klass: type) -> bool:

@@ -148,3 +148,46 @@ def test_a_class_on_an_unnamed_namedtuple_base_is_merged(tmp_path):
         sys.path.remove(str(tmp_path))
         for name in ("npkg.pair", "npkg"):
             sys.modules.pop(name, None)
+
+
+def test_package_metadata_dunders_are_plain_data():
+    from mu2py.score.merge import Reload
+
+    reload = Reload(types.ModuleType("m"), {}, changed_names={"__title__", "__author_email__"})
+    assert reload.observable_by_name
+    assert not Reload(types.ModuleType("m"), {}, changed_names={"__getattr__"}).observable_by_name
+
+
+MOVED = '''NAMES = (
+    "double",
+)
+
+
+def double(n):
+    return 2 * n
+'''
+
+
+def test_a_function_only_moved_by_the_mutant_is_no_change(tmp_path):
+    write_tree(tmp_path, {"lpkg/__init__.py": "", "lpkg/moved.py": MOVED})
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("lpkg.moved")
+        code = module.double.__code__
+        spec = SuiteSpec(root=str(tmp_path), pytest_args=(), modules=("lpkg.moved",),
+                         files=(str(tmp_path / "lpkg" / "moved.py"),))
+        program = build_program(spec)
+        m = next(m for m in program.mutants if m.line == 1 and m.mutated == "NAMES = None")  # two lines fewer
+        graph = ImportGraph([module_facts("lpkg.moved", MOVED)])
+        reload = reload_in_place(module, compile(program.mutant_source(m.id), m.file, "exec"), graph,
+                                 {"lpkg.moved": module}, ran_at_import=None)
+        try:
+            # nothing ran `double` differently: no change, and so no doubt about calls made at import time
+            assert module.double.__code__ is code and not reload.changed_codes and not reload.doubts
+            assert reload.changed_names == {"NAMES"} and module.NAMES is None
+        finally:
+            reload.restore()
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in ("lpkg.moved", "lpkg"):
+            sys.modules.pop(name, None)
