@@ -135,7 +135,8 @@ class Reload:
         cell.cell_contents = value
 
     def _same(self, old: Any, new: Any) -> bool:
-        return new is old or self.mapping.get(id(new)) is old or (
+        # (MISSING: an unmapped value is not the same as an original None)
+        return new is old or self.mapping.get(id(new), MISSING) is old or (
             is_atom(old) and type(old) is type(new) and old == new)
 
     def equivalent(self, old: Any, new: Any, depth: int = 4) -> bool:

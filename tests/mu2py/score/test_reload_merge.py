@@ -191,3 +191,41 @@ def test_a_function_only_moved_by_the_mutant_is_no_change(tmp_path):
         sys.path.remove(str(tmp_path))
         for name in ("lpkg.moved", "lpkg"):
             sys.modules.pop(name, None)
+
+
+NONE = '''class Hashed(tuple):
+    __value = None
+
+    def __hash__(self):
+        return self.__value if self.__value is not None else 0
+
+
+def pick(n, default=0):
+    return default
+'''
+
+
+@pytest.mark.parametrize(("line", "mutated"), [(2, '__value = ""'), (8, "1")])
+def test_a_changed_class_attribute_or_default_is_a_change(tmp_path, line, mutated):
+    """`__value = None` -> `__value = ""` (cachetools' `_HashedTuple`: an unmapped value passed for the same as an
+    original None), `default=0` -> `default=1`."""
+    write_tree(tmp_path, {"zpkg/__init__.py": "", "zpkg/none.py": NONE})
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("zpkg.none")
+        spec = SuiteSpec(root=str(tmp_path), pytest_args=(), modules=("zpkg.none",),
+                         files=(str(tmp_path / "zpkg" / "none.py"),))
+        program = build_program(spec)
+        m = next(m for m in program.mutants if m.line == line and m.mutated == mutated)
+        graph = ImportGraph([module_facts("zpkg.none", NONE)])
+        reload = reload_in_place(module, compile(program.mutant_source(m.id), m.file, "exec"), graph,
+                                 {"zpkg.none": module}, ran_at_import=set())
+        try:
+            assert (module.Hashed._Hashed__value, module.pick(1)) == (("", 0) if line == 2 else (None, 1))
+        finally:
+            reload.restore()
+        assert (module.Hashed._Hashed__value, module.pick(1)) == (None, 0)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in ("zpkg.none", "zpkg"):
+            sys.modules.pop(name, None)
