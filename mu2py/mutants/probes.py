@@ -18,36 +18,45 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import libcst as cst
-
-_BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
-    cst.Divide: operator.truediv, cst.FloorDivide: operator.floordiv, cst.Modulo: operator.mod,
-    cst.Power: operator.pow, cst.LeftShift: operator.lshift, cst.RightShift: operator.rshift,
-    cst.BitAnd: operator.and_, cst.BitOr: operator.or_, cst.BitXor: operator.xor,
-    cst.MatrixMultiply: operator.matmul,
+# keyed by the libcst operator class's name, so that the probes (which score workers unpickle) need no libcst
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "Add": operator.add, "Subtract": operator.sub, "Multiply": operator.mul,
+    "Divide": operator.truediv, "FloorDivide": operator.floordiv, "Modulo": operator.mod,
+    "Power": operator.pow, "LeftShift": operator.lshift, "RightShift": operator.rshift,
+    "BitAnd": operator.and_, "BitOr": operator.or_, "BitXor": operator.xor,
+    "MatrixMultiply": operator.matmul,
 }
-_INPLACE: dict[type, Callable[[Any, Any], Any]] = {
-    cst.AddAssign: operator.iadd, cst.SubtractAssign: operator.isub, cst.MultiplyAssign: operator.imul,
-    cst.DivideAssign: operator.itruediv, cst.FloorDivideAssign: operator.ifloordiv,
-    cst.ModuloAssign: operator.imod, cst.PowerAssign: operator.ipow, cst.LeftShiftAssign: operator.ilshift,
-    cst.RightShiftAssign: operator.irshift, cst.BitAndAssign: operator.iand, cst.BitOrAssign: operator.ior,
-    cst.BitXorAssign: operator.ixor, cst.MatrixMultiplyAssign: operator.imatmul,
+_INPLACE: dict[str, Callable[[Any, Any], Any]] = {
+    "AddAssign": operator.iadd, "SubtractAssign": operator.isub, "MultiplyAssign": operator.imul,
+    "DivideAssign": operator.itruediv, "FloorDivideAssign": operator.ifloordiv,
+    "ModuloAssign": operator.imod, "PowerAssign": operator.ipow, "LeftShiftAssign": operator.ilshift,
+    "RightShiftAssign": operator.irshift, "BitAndAssign": operator.iand, "BitOrAssign": operator.ior,
+    "BitXorAssign": operator.ixor, "MatrixMultiplyAssign": operator.imatmul,
 }
 # for immutable operands the in-place operator equals the plain one
 _PLAIN_OF_INPLACE = {
-    cst.AddAssign: operator.add, cst.SubtractAssign: operator.sub, cst.MultiplyAssign: operator.mul,
-    cst.DivideAssign: operator.truediv, cst.FloorDivideAssign: operator.floordiv,
-    cst.ModuloAssign: operator.mod, cst.PowerAssign: operator.pow, cst.LeftShiftAssign: operator.lshift,
-    cst.RightShiftAssign: operator.rshift, cst.BitAndAssign: operator.and_, cst.BitOrAssign: operator.or_,
-    cst.BitXorAssign: operator.xor,
+    "AddAssign": operator.add, "SubtractAssign": operator.sub, "MultiplyAssign": operator.mul,
+    "DivideAssign": operator.truediv, "FloorDivideAssign": operator.floordiv,
+    "ModuloAssign": operator.mod, "PowerAssign": operator.pow, "LeftShiftAssign": operator.lshift,
+    "RightShiftAssign": operator.rshift, "BitAndAssign": operator.and_, "BitOrAssign": operator.or_,
+    "BitXorAssign": operator.xor,
 }
-_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
-    cst.LessThan: operator.lt, cst.LessThanEqual: operator.le, cst.GreaterThan: operator.gt,
-    cst.GreaterThanEqual: operator.ge, cst.Equal: operator.eq, cst.NotEqual: operator.ne,
-    cst.Is: operator.is_, cst.IsNot: operator.is_not,
-    cst.In: lambda a, b: a in b, cst.NotIn: lambda a, b: a not in b,
+
+
+def _in(a: Any, b: Any) -> bool:
+    return a in b
+
+
+def _not_in(a: Any, b: Any) -> bool:
+    return a not in b
+
+
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "LessThan": operator.lt, "LessThanEqual": operator.le, "GreaterThan": operator.gt,
+    "GreaterThanEqual": operator.ge, "Equal": operator.eq, "NotEqual": operator.ne,
+    "Is": operator.is_, "IsNot": operator.is_not, "In": _in, "NotIn": _not_in,
 }
+
 
 _SAFE = frozenset({int, float, bool, complex, str, bytes, type(None)})
 _MAX_SEQ = 100_000  # a str/bytes repetition longer than this is not computed, only assumed infected
@@ -56,18 +65,19 @@ _MAX_SHIFT = 4096
 
 def binary_op(node: type) -> Callable[[Any, Any], Any] | None:
     """The function computing a libcst binary operator, or None."""
-    return _BINARY.get(node)
+    return _BINARY.get(node.__name__)
 
 
 def compare_op(node: type) -> Callable[[Any, Any], Any] | None:
     """The function computing a libcst comparison operator, or None."""
-    return _COMPARE.get(node)
+    return _COMPARE.get(node.__name__)
 
 
 def inplace_ops(node: type) -> tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]] | None:
     """(in-place, plain) functions for a libcst augmented-assignment operator, or None."""
-    if node in _INPLACE and node in _PLAIN_OF_INPLACE:
-        return _INPLACE[node], _PLAIN_OF_INPLACE[node]
+    name = node.__name__
+    if name in _INPLACE and name in _PLAIN_OF_INPLACE:
+        return _INPLACE[name], _PLAIN_OF_INPLACE[name]
     return None
 
 

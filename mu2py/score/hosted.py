@@ -16,17 +16,20 @@ import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mu2py.engine.fresh import ContainerSnapshot
+from mu2py.engine.payload import ModuleLayout
 from mu2py.engine.swap import CodeSwap
-from mu2py.mutants.catalog import Program
 from mu2py.score import given
-from mu2py.score.catalog import Catalog
+from mu2py.score.catalog import Catalog, Probes
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.sandbox import ScratchCopy
 from mu2py.score.spec import SuiteSpec, build_program
+
+if TYPE_CHECKING:
+    from mu2py.mutants.catalog import Program  # imports libcst, which a worker given a catalog never needs
 
 
 @dataclass
@@ -53,6 +56,8 @@ class Host:
     locals_: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)  # module-level threading.local state
     unimportable: dict[str, str] = field(default_factory=dict)  # module name -> why it cannot be imported here
     shrinking: dict[Any, Any] = field(default_factory=dict)  # @given function -> its settings with shrinking
+    layouts: dict[str, ModuleLayout] = field(default_factory=dict)  # per module: its statements (see `snippet`)
+    edits: list[tuple[int, int, str] | str] | None = None  # per mutant: its edit of the module's source
 
 
 HOST: Host | None = None  # set once per worker by `session.host`
@@ -122,11 +127,40 @@ def _program(spec: SuiteSpec, catalog: Catalog | None) -> Program | Catalog:
     return build_program(spec)
 
 
-def full_program(state: Host) -> Program:
-    """The `Program` of the hosted modules, with its probes (built here once, if the parent's catalog stood in)."""
-    if not isinstance(state.program, Program):
-        state.program = build_program(state.spec)
-    return state.program
+def probes(state: Host) -> Program | Probes:
+    """What the baseline's probes need: the parent's, from its catalog, else the `Program` built here (once)."""
+    program = state.program
+    if isinstance(program, Catalog):
+        if program.probes is not None:
+            return program.probes
+        state.program = program = build_program(state.spec)
+    assert program is not None
+    return program
+
+
+def snippet(state: Host, index: int) -> tuple[Any, Any] | None:
+    """The mutated and original code of the statement (or method) holding mutant `index`, compiled alone at the
+    module's lines (see `engine.payload`), when the mutant changes function code only; else None.
+
+    Swapping these in changes the same functions as swapping in the whole mutated module, for the
+    compile of one method instead of the whole module's (4 ms for a module of 900 lines, per mutant).
+    """
+    program = state.program
+    assert program is not None
+    if state.edits is None:
+        state.edits = program.edits if isinstance(program, Catalog) else program.edits()
+    edit = state.edits[index]
+    m = program.mutants[index]
+    if not isinstance(edit, tuple) or m.module not in state.swaps:
+        return None
+    layout = state.layouts.get(m.module)
+    if layout is None:
+        layout = state.layouts[m.module] = ModuleLayout(program.module_of(m.id), state.swaps[m.module].original_code)
+    payload = layout.payload(index, (edit[0], edit[1]), edit[2], not m.at_import)
+    if payload.kind != "swap":
+        return None
+    original, mutated = payload.codes()
+    return mutated, original
 
 
 def fresh_start(state: Host) -> None:

@@ -156,8 +156,10 @@ def _fresh_pytest(state: hosted.Host, args: list[str], spec_path: str, tmp: str,
         state.forks = ForkServer(sorted({*state.spec.modules, *(m.split(".")[0] for m in state.spec.modules)}),
                                  state.spec.root, list(state.spec.sys_path))
     out = os.path.join(tmp, "pytest.out")
+    # in this worker's scratch copy of the project (never the project itself), the children share bytecode
     code = state.forks.run(args, cwd=state.spec.root, env={"MU2PY_MUTANT_SPEC": spec_path},
-                           path=list(state.spec.sys_path), prelude=INJECT, out=out, timeout=timeout)
+                           path=list(state.spec.sys_path), prelude=INJECT, out=out, timeout=timeout,
+                           write_bytecode=state.sandbox is not None)
     if code is not None:
         return code, Path(out).read_text(errors="replace") if os.path.exists(out) else ""
     (Path(tmp) / "mu2py_inject_mutant.py").write_text(INJECT)

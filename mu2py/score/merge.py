@@ -14,19 +14,28 @@ and puts the module namespace back, leaving every object touched exactly as it w
 from __future__ import annotations
 
 import abc
+import collections
+import gc
 import types
 from dataclasses import dataclass, field
 from typing import Any
 
 MISSING = object()  # what an undo entry holds for "there was nothing here" (also read back from namespaces)
 _ATOMS = (str, bytes, int, float, complex, bool, type(None), range, type(Ellipsis))
-# class attributes that belong to one class object and must never be copied onto another
-_CLASS_OWN = frozenset({"__dict__", "__weakref__", "_abc_impl", "__slots__"})
+# class attributes that belong to one class object and must never be copied onto another (`__slotnames__`: copyreg's
+# cache of the slot names, which a merge keeps right: it refuses classes whose or whose bases' `__slots__` differ)
+_CLASS_OWN = frozenset({"__dict__", "__weakref__", "_abc_impl", "__slots__", "__slotnames__"})
 _PLAIN_METACLASSES = (type, abc.ABCMeta)
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, not by C code
+_TUPLEGETTER = getattr(collections, "_tuplegetter", None)  # a namedtuple's field accessor (C), when there is one
 # module-level names in dunder form that hold plain data: nothing calls them implicitly, code reads them by
 # name (`from m import *` reads `__all__` while importing, which the import graph sees)
 _DATA_DUNDERS = frozenset({"__all__", "__version__", "__author__", "__license__", "__copyright__", "__email__",
-                           "__status__", "__credits__", "__maintainer__", "__lazy_modules__"})
+                           "__status__", "__credits__", "__maintainer__", "__lazy_modules__",
+                           # package metadata (rfc3986's `__title__`, `__author_email__`): read by name or not at all
+                           "__title__", "__author_email__", "__maintainer_email__", "__url__", "__uri__", "__summary__",
+                           "__description__", "__date__", "__docformat__", "__contact__", "__homepage__", "__release__",
+                           "__revision__", "__build__", "__keywords__"})
 
 
 def is_atom(value: Any) -> bool:
@@ -126,7 +135,8 @@ class Reload:
         cell.cell_contents = value
 
     def _same(self, old: Any, new: Any) -> bool:
-        return new is old or self.mapping.get(id(new)) is old or (
+        # (MISSING: an unmapped value is not the same as an original None)
+        return new is old or self.mapping.get(id(new), MISSING) is old or (
             is_atom(old) and type(old) is type(new) and old == new)
 
     def equivalent(self, old: Any, new: Any, depth: int = 4) -> bool:
@@ -147,6 +157,9 @@ class Reload:
         slots = [n for klass in type(old).__mro__ for n in _slot_names(klass)]
         if slots and not isinstance(state, dict):  # e.g. dataclasses.Field
             return all(self.equivalent(getattr(old, n, MISSING), getattr(new, n, MISSING), depth - 1) for n in slots)
+        if _TUPLEGETTER is not None and isinstance(old, _TUPLEGETTER):
+            # a namedtuple's field accessor: its field number and docstring are all its state
+            return bool(old.__reduce__() == new.__reduce__())
         if type(old).__eq__ is object.__eq__:
             return False
         try:
@@ -210,12 +223,12 @@ class Reload:
                 self._set_cell(old_cell, value)
         changes = len(self.undo)
         original_code = old.__code__
-        if old.__code__ != new.__code__:
+        if old.__code__ != new.__code__ and _without_lines(old.__code__) != _without_lines(new.__code__):
+            # (a mutant that changed the number of lines above moved the function: that alone changes nothing)
             self._set_attr(old, "__code__", new.__code__)
         for name in ("__defaults__", "__kwdefaults__"):
             before, after = getattr(old, name), getattr(new, name)
-            if before != after or (before is not None and after is not None and not all(
-                    self._same(b, a) for b, a in zip(_values(before), _values(after), strict=True))):
+            if not self._same_defaults(before, after):
                 self._set_attr(old, name, after)
         for key, value in vars(new).items():
             if key == "__wrapped__":
@@ -229,12 +242,44 @@ class Reload:
             self.doubts.append(f"{old.__qualname__} changed and ran while the tests were collected")
         return True
 
+    def _same_defaults(self, before: Any, after: Any) -> bool:
+        """Whether two functions' defaults (a tuple, a dict of keyword-only ones, or None) are interchangeable:
+        the same positions or keys, each the same object, the original a re-created one was merged into, or an
+        equal atom (`cache_setitem=Cache.__setitem__` of a merged `Cache` is the same default)."""
+        if before is None or after is None:
+            return before is after
+        if isinstance(before, dict):
+            return before.keys() == after.keys() and all(self._same(before[k], after[k]) for k in before)
+        return len(before) == len(after) and all(self._same(b, a) for b, a in zip(before, after, strict=True))
+
+    def _stands_for(self, old: Any, new: Any, new_class: type) -> bool:
+        """Whether the class attribute `old` may stand for its re-created `new`, from now on (as a merged function
+        does): an instance of a merged class holding no state (`__size = _DefaultSize()` under `__slots__ = ()`),
+        which nothing but the re-created class holds, so that no other re-created object (a default, a table)
+        could tell the two apart."""
+        if not _stateless(old) or self.mapping.get(id(type(new))) is not type(old) or not _held_only_by(new, new_class):
+            return False
+        self._remember(old, new)
+        return True
+
+    def _merge_unnamed_base(self, old: Any, new: Any) -> bool:
+        """Merge a base class that the class statement re-created without binding it to a name
+        (`class ParseResult(namedtuple("ParseResult", FIELDS), Mixin)`): no name of the module reaches it, so the
+        class naming it as a base merges it (a base bound to a name was merged, or refused, as that name)."""
+        name = self.module.__name__
+        if not (isinstance(old, type) and isinstance(new, type)) or old.__qualname__ != new.__qualname__ \
+                or old.__module__ != name or new.__module__ != name or any(v is old for v in self.saved.values()):
+            return False
+        return self.merge(old, new)
+
     def _merge_class(self, old: type, new: type) -> bool:
         if type(new) not in _PLAIN_METACLASSES:
             return False  # enums, dataclass-like metaclasses: instances made by the body belong to the new class
-        if tuple(self.mapping.get(id(b), b) for b in new.__bases__) != old.__bases__:
-            return False
         if vars(old).get("__slots__") != vars(new).get("__slots__"):
+            return False
+        if len(new.__bases__) != len(old.__bases__) or not all(
+                self.mapping.get(id(n), n) is o or self._merge_unnamed_base(o, n)
+                for o, n in zip(old.__bases__, new.__bases__, strict=True)):
             return False
         self._remember(old, new)
         # inherited code from outside the project reads the class's attributes (by name, or from C): what it
@@ -242,13 +287,16 @@ class Reload:
         foreign = any(base is not object and base.__module__ not in self.project for base in old.__mro__[1:])
         for key in (set(vars(old)) | set(vars(new))) - _CLASS_OWN:
             before, after = vars(old).get(key, MISSING), vars(new).get(key, MISSING)
+            if isinstance(before, types.MemberDescriptorType) and isinstance(after, types.MemberDescriptorType) \
+                    and before.__name__ == after.__name__:
+                continue  # a slot of the same name under the same `__slots__` (checked above): the class's own
             if after is MISSING:
                 self._del_attr(old, key)
                 self.changed_names.add(key)
                 if foreign:
                     self.read_elsewhere.add(key)
             elif before is MISSING or not (self._same(before, after) or self.merge(before, after)
-                                            or self.equivalent(before, after)):
+                                            or self.equivalent(before, after) or self._stands_for(before, after, new)):
                 self.changed_names.add(key)
                 if foreign:
                     self.read_elsewhere.add(key)
@@ -258,6 +306,32 @@ class Reload:
                     self.data_changed.setdefault(id(old), set()).add(key)
                 self._set_attr(old, key, after)
         return True
+
+
+def _without_lines(code: types.CodeType) -> types.CodeType:
+    """`code` with its line numbers (and its nested code's) left out: equal for a function only moved up or down."""
+    consts = tuple(_without_lines(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_firstlineno=1, co_linetable=b"", co_consts=consts)
+
+
+def _held_only_by(value: Any, klass: type) -> bool:
+    """Whether nothing but the namespace of `klass` holds `value` (frames aside)."""
+    own = vars(klass)
+    for holder in gc.get_referrers(value):
+        if isinstance(holder, types.FrameType):
+            continue
+        if not (isinstance(holder, dict) and holder.keys() == own.keys() and all(holder[k] is own[k] for k in own)):
+            return False
+    return True
+
+
+def _stateless(value: Any) -> bool:
+    """Whether `value` is an instance of a Python class that gives its instances no state at all: no `__dict__`,
+    and `__slots__ = ()` all the way up to `object`."""
+    klass = type(value)
+    if klass is object or hasattr(value, "__dict__") or not klass.__flags__ & _HEAPTYPE:
+        return False
+    return klass.__mro__[-1] is object and all(vars(k).get("__slots__", None) == () for k in klass.__mro__[:-1])
 
 
 def _slot_names(klass: type) -> tuple[str, ...]:
@@ -279,6 +353,3 @@ def _is_empty(cell: Any) -> bool:
     except ValueError:
         return True
 
-
-def _values(defaults: Any) -> list[Any]:
-    return list(defaults.values()) if isinstance(defaults, dict) else list(defaults)

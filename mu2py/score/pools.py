@@ -8,6 +8,7 @@ own timeouts, for a worker stuck inside C code.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -82,10 +83,17 @@ class ShardedPool:
 
 
 def host_entry(spec: SuiteSpec, catalog: Catalog | None, serve: Callable[[], None]) -> None:
-    """Worker entry: host the pytest session (imported lazily so the parent never imports pytest for it)."""
+    """Worker entry: host the pytest session (imported lazily so the parent never imports pytest for it); the
+    worker ends as soon as the parent stops it."""
     from mu2py.score.session import host
 
-    host(spec, serve, catalog)
+    def serve_then_exit() -> None:
+        serve()
+        # every reply is sent and the parent is waiting for this process to end: pytest's session finish (a
+        # terminal summary that imports Hypothesis, over a second, for nobody to read) would only delay it
+        os._exit(0)
+
+    host(spec, serve_then_exit, catalog)
 
 
 def deadline(unit: dict[str, Any]) -> float:

@@ -43,6 +43,7 @@ from mu2py.score.sentinels import keep_sentinels
 # what the import system puts in a module's namespace before running its body
 _MODULE_ATTRIBUTES = frozenset({"__name__", "__doc__", "__package__", "__loader__", "__spec__", "__file__",
                                 "__cached__", "__builtins__", "__path__"})
+_WARNING_REGISTRY = "__warningregistry__"  # set by `warnings.warn` in the module whose code warned
 
 
 class ReloadError(Exception):
@@ -82,6 +83,11 @@ def reload_in_place(module: types.ModuleType, code: types.CodeType, graph: Impor
         if key not in namespace and isinstance(value, types.ModuleType) \
                 and sys.modules.get(f"{module.__name__}.{key}") is value:
             namespace[key] = value
+    if _WARNING_REGISTRY in reload.saved and _WARNING_REGISTRY not in namespace:
+        # the warnings machinery's record of what this module's code warned about: bookkeeping, which outlives
+        # a reload as it outlives every other unit in this worker (pytest's per-test filters outdate it anyway);
+        # counted as a changed name, it made every test observe the reload
+        namespace[_WARNING_REGISTRY] = reload.saved[_WARNING_REGISTRY]
     try:
         _carry_over(reload, graph, modules)
     except Exception as exc:

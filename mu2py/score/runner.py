@@ -7,12 +7,13 @@ runs, without a second alarm).  A `@given` test's examples each get a shorter al
 
 Invariants: after `run_test` the timer is cancelled and the SIGALRM handler in place before it
 is back; the outcome is "timeout" exactly when the alarm fired during the run; an alarm that
-fired outside a `@given` example (maybe inside pytest's own bookkeeping) asks for the worker to
-be replaced.
+fired outside a `@given` example and outside the project's own code in a test's call phase (so
+maybe inside pytest's own bookkeeping) asks for the worker to be replaced.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from mu2py.engine.runs import Timeout, wall_alarm
@@ -25,6 +26,8 @@ last_skipped = False  # the latest `run_test` passed by skipping (a skip or skip
 _fired = False  # the alarm of the running test fired
 _subtest_failed = False  # a subtest of the test `run_test` is running failed (see `note_report`)
 _testing = False  # `run_test` is running a test
+_suspect = False  # an alarm of the running test may have interrupted pytest's own bookkeeping
+_project: tuple[str, frozenset[str]] | None = None  # (project root + os.sep, files under test): see `_in_project`
 
 
 def note_report(report: Any) -> None:
@@ -43,10 +46,54 @@ def note_bind(address: Any) -> None:
         ports.hold()  # until the test ends: no other worker's test binds meanwhile (see `ports`)
 
 
+def _in_project(filename: str) -> bool:
+    """Whether code from `filename` is the project's own: the code under test, the tests, their conftest files."""
+    global _project
+    spec = hosted.state().spec
+    if _project is None or _project[0] != os.path.realpath(spec.root) + os.sep:
+        files = frozenset(os.path.realpath(f) for f in spec.files)
+        _project = (os.path.realpath(spec.root) + os.sep, files)
+    root, files = _project
+    path = os.path.realpath(filename)
+    return path in files or (path.startswith(root) and "site-packages" not in path)
+
+
+def interrupted_test_code(frame: Any) -> bool:
+    """Whether an alarm that fired in `frame` interrupted code the project's own code called (or that code itself)
+    during a test's call phase.
+
+    Raised there, the timeout unwinds through the project's code as any exception of the test's
+    would, and pytest's call phase catches it as a failure (`CallInfo.from_call`): the worker's state
+    is as sound as after a failing test (or an interrupted `@given` example), and it needs no
+    replacement.  Anywhere else (pytest's or pluggy's own frames, or what they called; a fixture's
+    setup or teardown) it may have cut pytest's bookkeeping short.
+    """
+    inner = frame
+    while inner is not None and not _in_project(inner.f_code.co_filename):
+        if _pytest_internal(inner.f_code.co_filename):
+            return False  # interrupted under pytest's machinery, not under the project's code
+        inner = inner.f_back
+    outer = inner
+    while outer is not None:
+        code = outer.f_code
+        if code.co_name == "pytest_runtest_call" and code.co_filename.endswith(os.path.join("_pytest", "runner.py")):
+            return True
+        outer = outer.f_back
+    return False
+
+
+def _pytest_internal(filename: str) -> bool:
+    """Whether code from `filename` is pytest's or pluggy's own."""
+    parts = filename.replace(os.sep, "/").split("/")
+    return "_pytest" in parts or "pluggy" in parts
+
+
 def _on_alarm(signum: int, frame: Any) -> None:
-    global _fired
+    global _fired, _suspect
     _fired = True
     given.on_alarm()
+    if not given.inside and not interrupted_test_code(frame):
+        _suspect = True
     raise Timeout()
 
 
@@ -58,8 +105,8 @@ def run_test(item: Any, timeout: float | None) -> str:
     state = hosted.state()
     hosted.fresh_start(state)
     restore_params(state.params, item)
-    global _fired, _subtest_failed, _testing, last_skipped
-    _fired = _subtest_failed = last_skipped = ports.busy = False
+    global _fired, _subtest_failed, _suspect, _testing, last_skipped
+    _fired = _subtest_failed = _suspect = last_skipped = ports.busy = False
     given.fired_outside = False
     if timeout:
         # a @given test's examples: each at most a fifth of the whole (twice the original's full run)
@@ -82,7 +129,7 @@ def run_test(item: Any, timeout: float | None) -> str:
     if ports.busy:
         return "busy"
     if _fired:
-        if given.fired_outside:
+        if _suspect:
             request_restart()  # the alarm may have interrupted pytest's own bookkeeping
         return "timeout"
     failed = _subtest_failed or any(r.failed for r in reports)

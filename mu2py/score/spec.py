@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mu2py.errors import UserError
-from mu2py.mutants.catalog import Program
 from mu2py.score.sandbox import ScratchCopy
 from mu2py.target.modules import Target, TargetModule
+
+if TYPE_CHECKING:
+    from mu2py.mutants.catalog import Program
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,8 @@ def build_program(spec: SuiteSpec) -> Program:
 
     Sources are read from the files, never imported: the parent process does not run user code.
     """
+    from mu2py.mutants.catalog import Program  # libcst: imported only where modules are parsed (see `score.catalog`)
+
     modules = []
     for name, file in zip(spec.modules, spec.files, strict=True):
         try:

@@ -30,18 +30,22 @@ from mu2py.score.isolated import isolated
 from mu2py.score.reload import ReloadError, reload_with_readers
 from mu2py.score.runner import run_test
 
+HINT_SHARE = 0.25  # of its tests' time, what an import-time mutant the reload doubts runs in place (see `reexec`)
+
 
 def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     """Run every test on the original under probes; per test: outcome, seconds, reached sites, infected mutants."""
     state = hosted.state()
     if state.error:
         return {"error": state.error}
-    program = hosted.full_program(state)
-    recorder = program.probe_recorder()
+    probes = hosted.probes(state)
+    recorder = probes.probe_recorder()
     functions = recorder.functions()
     unprobed: list[str] = []
-    sources = program.instrumented_sources()
-    for info in program.target.modules:
+    sources = probes.instrumented_sources()
+    assert state.program is not None
+    modules = state.program.target.modules
+    for info in modules:
         if info.name in state.unimportable:
             continue
         swap = state.swaps[info.name]
@@ -60,7 +64,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
             tests.append({"nodeid": nodeid, "outcome": outcome, "skipped": runner.last_skipped, "seconds": seconds,
                           "reached": sorted(recorder.reached), "infected": sorted(recorder.infected)})
     finally:
-        for info in program.target.modules:
+        for info in modules:
             if info.name in state.unimportable:
                 continue
             swap = state.swaps[info.name]
@@ -142,14 +146,22 @@ def _busy(nodeid: str) -> dict[str, Any]:
 def mutant(unit: dict[str, Any]) -> dict[str, Any]:
     """Run one mutant against `unit["tests"]` (nodeids with timeouts) until a test fails or times out."""
     state = hosted.state()
-    m, code = _compiled(state, unit["index"])
-    if isinstance(code, dict):
-        return code
-    swap = state.swaps[m.module]
-    try:
-        _apply(state, swap, m, code)
-    except SwapError as exc:
-        return {"status": "isolate", "why": str(exc)}
+    assert state.program is not None
+    swap = state.swaps[state.program.mutants[unit["index"]].module]
+    codes = hosted.snippet(state, unit["index"])
+    if codes is not None:
+        try:
+            swap.apply(*codes)
+        except SwapError:
+            codes = None  # nothing swapped: the whole mutated module decides below, as without a snippet
+    if codes is None:
+        m, code = _compiled(state, unit["index"])
+        if isinstance(code, dict):
+            return code
+        try:
+            _apply(state, swap, m, code)
+        except SwapError as exc:
+            return {"status": "isolate", "why": str(exc)}
     try:
         verdict = _run_tests(state, unit["tests"], {"status": "survived", "killed_by": None})
     finally:
@@ -178,7 +190,8 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
 
     See `reload`: without doubts the live state is the one a fresh import of the mutant
     gives, and the verdict stands; with a doubt (something computed from the original at
-    import time that cannot be redone) the mutant runs in a fresh interpreter instead.
+    import time that cannot be redone) the mutant runs in a fresh interpreter instead, after only
+    the cheapest tests in place (`HINT_SHARE`): one that fails there is tried first in the fresh one.
     """
     state = hosted.state()
     m, code = _compiled(state, unit["index"])
@@ -209,6 +222,10 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
             tests = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers]
             unit = dict(unit, fresh=[f for f in unit.get("fresh", []) if f[1] >= len(executed)
                                      or executed[f[1]] & observers])
+        if reloaded.doubts:
+            # the fresh interpreter will decide whatever happens here: the run in place only looks for a test
+            # to try first there, among the cheapest
+            tests = cheapest(tests, HINT_SHARE)
         verdict = _run_tests(state, tests, {"status": "survived", "killed_by": None})
     finally:
         reloaded.restore()
@@ -220,6 +237,19 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         first = [verdict["killed_by"]] if verdict["status"] == "killed" and verdict.get("tests_run") else []
         return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}", "first": first}
     return _judged_fresh(unit, verdict, damaged)
+
+
+def cheapest(tests: list[tuple[str, float, int | None]], share: float) -> list[tuple[str, float, int | None]]:
+    """The first of `tests` (fastest first) whose timeouts add up to at most `share` of all of theirs (one at least)."""
+    budget = share * sum(t[1] for t in tests)
+    chosen: list[tuple[str, float, int | None]] = []
+    spent = 0.0
+    for test in tests:
+        spent += test[1]
+        if chosen and spent > budget:
+            break
+        chosen.append(test)
+    return chosen
 
 
 def _executed(state: hosted.Host) -> list[frozenset[Any]] | None:

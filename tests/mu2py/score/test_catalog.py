@@ -50,3 +50,45 @@ def test_a_worker_takes_the_catalog_only_for_the_same_sources_and_moves_it_to_it
     assert rebuilt is not moved and [m.original for m in rebuilt.mutants] != [m.original for m in moved.mutants]
     renamed = SuiteSpec(root=copy.root, pytest_args=(), modules=("pkg", "box"), files=copy.files)
     assert {m.module for m in _program(renamed, catalog).mutants} == {"box"}  # ids name the module
+
+
+def test_the_catalog_carries_the_probes_of_the_program(tmp_path):
+    program = build_program(_spec(tmp_path))
+    probes = pickle.loads(pickle.dumps(catalog_of(program))).probes  # as a worker receives them
+    assert probes.instrumented_sources() == program.instrumented_sources()
+    tables = program.site_tables()
+    assert probes.tables.keys() == tables.keys() and len(tables) > 3
+    for sid, table in tables.items():
+        assert (probes.tables[sid].kind, probes.tables[sid].mutants) == (table.kind, table.mutants)
+        assert probes.tables[sid].alts == table.alts and probes.tables[sid].original is table.original
+
+
+# each worker records whether it imported libcst or mutmut by the time its tests ran
+RECORD = '''import os
+import sys
+
+from pkg.box import Box
+
+
+def test_full():
+    with open(os.environ["IMPORTED"], "a") as f:
+        f.write(f"{'libcst' in sys.modules} {'mutmut' in sys.modules}\\n")
+    assert Box([1, 2, 3]).full() and not Box([1]).full()
+'''
+
+
+def test_a_worker_given_the_catalog_never_parses_so_never_imports_libcst(tmp_path, monkeypatch, capsys):
+    import json
+
+    from mu2py.cli.main import main
+
+    root = tmp_path / "project"
+    _spec(root)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_box.py").write_text(RECORD)
+    imported = tmp_path / "imported"
+    monkeypatch.setenv("IMPORTED", str(imported))
+    assert main(["score", "--root", str(root), "--paths", "pkg", "--tests", "tests", "--no-cache", "--json",
+                 "--import-time", "skip"]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]["killed"] > 0
+    assert set(imported.read_text().splitlines()) == {"False False"}

@@ -89,3 +89,18 @@ def test_children_start_with_the_server_objects_frozen_and_modules_mapped(projec
         assert int(seen["mapped"]) >= int(seen["modules"]) // 2
     finally:
         server.close()
+
+
+def test_a_child_writes_bytecode_only_when_asked(project, monkeypatch):
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    server = ForkServer(["mod"], str(project), [str(project)])
+    try:
+        assert _run(server, project)[0] == 0
+        assert not (project / "__pycache__").exists()
+        out = str(project / "out.txt")
+        assert server.run(["-q", "-p", "no:cacheprovider", "test_mod.py"], cwd=str(project), env={},
+                          path=[str(project)], prelude="", out=out, timeout=20.0, write_bytecode=True) == 0
+        # pytest's rewritten test module, which the next child reads instead of rewriting it
+        assert any("pytest" in p.name for p in (project / "__pycache__").iterdir())
+    finally:
+        server.close()

@@ -258,3 +258,18 @@ def test_restore_puts_back_a_class_own_entry_not_what_getattr_resolves(pkg):
     reload.restore()
     assert vars(child)["make"] is make and "extra" not in vars(child)
     assert len(child.make()) == 2
+
+
+def test_the_warnings_registry_is_kept_and_no_change_of_the_reload(pkg):
+    registry = {"version": 0}
+    pkg.base.__warningregistry__ = registry  # as `warnings.warn` leaves it after the module's code warned
+    try:
+        reload = _reload(pkg, 5, "11")  # `LIMIT = 10`
+        try:
+            assert pkg.base.__warningregistry__ is registry
+            assert "__warningregistry__" not in reload.changed_names and reload.observable_by_name
+        finally:
+            reload.restore()
+        assert pkg.base.__warningregistry__ is registry
+    finally:
+        del pkg.base.__warningregistry__

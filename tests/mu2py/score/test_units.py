@@ -58,3 +58,12 @@ def test_a_file_under_a_src_layout_is_mutated_as_the_tests_import_it(tmp_path, c
     report = json.loads(capsys.readouterr().out)
     assert {m["module"] for m in report["mutants"]} == {"nspkg.calc"}
     assert report["summary"]["killed"] == report["summary"]["total"] > 0
+
+
+def test_a_doubted_reload_runs_only_its_cheapest_tests_in_place():
+    from mu2py.score.units import cheapest
+
+    tests = [("a", 1.0, 0), ("b", 1.0, 1), ("c", 2.0, 2), ("d", 6.0, 3)]  # fastest first, by timeout
+    assert cheapest(tests, 0.25) == tests[:2]  # 2.0 of 10.0
+    assert cheapest([("slow", 9.0, 0), ("slower", 9.5, 1)], 0.25) == [("slow", 9.0, 0)]  # one at least
+    assert cheapest([], 0.25) == []
