@@ -3,12 +3,16 @@ the samples under tests/data scored afresh."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,6 +63,25 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
+
+
+@contextlib.contextmanager
+def one_module_package(root: Path, package: str, module: str, source: str) -> Iterator[tuple[Any, Any, Any]]:
+    """`package.module` holding `source`, written under `root` and imported: (the module, its SuiteSpec, its
+    Program); the path entry and both modules are forgotten afterwards."""
+    from mu2py.score.spec import SuiteSpec, build_program
+
+    name = f"{package}.{module}"
+    write_tree(root, {f"{package}/__init__.py": "", f"{package}/{module}.py": source})
+    sys.path.insert(0, str(root))
+    try:
+        imported = importlib.import_module(name)
+        spec = SuiteSpec(root=str(root), pytest_args=(), modules=(name,), files=(str(root / package / f"{module}.py"),))
+        yield imported, spec, build_program(spec)
+    finally:
+        sys.path.remove(str(root))
+        for gone in (name, package):
+            sys.modules.pop(gone, None)
 
 
 def reload_and_fresh(root: Path, package: str, capsys: pytest.CaptureFixture[str]) -> tuple[dict, dict]:

@@ -12,7 +12,7 @@ import pytest
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.reload import reload_in_place
 from mu2py.score.spec import SuiteSpec, build_program
-from tests.mu2py.score.conftest import write_tree
+from tests.mu2py.score.conftest import one_module_package, write_tree
 
 SOURCE = '''import collections
 
@@ -209,13 +209,7 @@ def pick(n, default=0):
 def test_a_changed_class_attribute_or_default_is_a_change(tmp_path, line, mutated):
     """`__value = None` -> `__value = ""` (cachetools' `_HashedTuple`: an unmapped value passed for the same as an
     original None), `default=0` -> `default=1`."""
-    write_tree(tmp_path, {"zpkg/__init__.py": "", "zpkg/none.py": NONE})
-    sys.path.insert(0, str(tmp_path))
-    try:
-        module = importlib.import_module("zpkg.none")
-        spec = SuiteSpec(root=str(tmp_path), pytest_args=(), modules=("zpkg.none",),
-                         files=(str(tmp_path / "zpkg" / "none.py"),))
-        program = build_program(spec)
+    with one_module_package(tmp_path, "zpkg", "none", NONE) as (module, _, program):
         m = next(m for m in program.mutants if m.line == line and m.mutated == mutated)
         graph = ImportGraph([module_facts("zpkg.none", NONE)])
         reload = reload_in_place(module, compile(program.mutant_source(m.id), m.file, "exec"), graph,
@@ -225,7 +219,3 @@ def test_a_changed_class_attribute_or_default_is_a_change(tmp_path, line, mutate
         finally:
             reload.restore()
         assert (module.Hashed._Hashed__value, module.pick(1)) == (None, 0)
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in ("zpkg.none", "zpkg"):
-            sys.modules.pop(name, None)

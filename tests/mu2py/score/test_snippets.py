@@ -1,15 +1,12 @@
 """A mutant swapped in from its statement's snippet changes exactly the functions the whole mutated module would."""
 
-import importlib
-import sys
 
 import pytest
 
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.score import hosted
 from mu2py.score.catalog import catalog_of
-from mu2py.score.spec import SuiteSpec, build_program
-from tests.mu2py.score.conftest import write_tree
+from tests.mu2py.score.conftest import one_module_package
 
 SOURCE = '''from __future__ import annotations
 
@@ -58,19 +55,9 @@ def table(n):
 
 @pytest.fixture
 def host(tmp_path):
-    write_tree(tmp_path, {"snip_pkg/__init__.py": "", "snip_pkg/box.py": SOURCE})
-    sys.path.insert(0, str(tmp_path))
-    try:
-        module = importlib.import_module("snip_pkg.box")
-        spec = SuiteSpec(root=str(tmp_path), pytest_args=(), modules=("snip_pkg.box",),
-                         files=(str(tmp_path / "snip_pkg" / "box.py"),))
-        program = build_program(spec)
+    with one_module_package(tmp_path, "snip_pkg", "box", SOURCE) as (module, spec, program):
         swap = CodeSwap(module, compile(SOURCE, module.__file__, "exec", dont_inherit=True))
         yield program, hosted.Host(spec, program=catalog_of(program), swaps={"snip_pkg.box": swap})
-    finally:
-        sys.path.remove(str(tmp_path))
-        for name in ("snip_pkg.box", "snip_pkg"):
-            sys.modules.pop(name, None)
 
 
 def _plan(swap, *codes):
