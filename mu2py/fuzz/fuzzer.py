@@ -101,15 +101,15 @@ class Fuzzer:
 
     # -- running the original ---------------------------------------------------------
 
-    def _covered_runner(self) -> Callable[[Any], RunResult]:
+    def _covered_runner(self) -> Callable[..., RunResult]:
         fn = self.coverage.driver(self.target)
         containers = self.coverage.containers
-        timeout = self.original_timeout
+        default = self.original_timeout
 
-        def runner(value: Any) -> RunResult:
+        def runner(value: Any, timeout: float | None = None) -> RunResult:
             if containers is not None:
                 containers.reset()
-            return run(fn, value, timeout, guard_exit=True)
+            return run(fn, value, default if timeout is None else timeout, guard_exit=True)
 
         return runner
 
@@ -201,12 +201,19 @@ class Fuzzer:
             stats.duplicates += 1
             return None
         stats.valid += 1
-        original = self._run_original(decoded.value)
+        # under --time the original's run ends with the budget: a slow input must not overrun the campaign by up
+        # to the original's timeout, and a run stopped by the budget, not by that timeout, is no hang found
+        timeout, capped = self.original_timeout, False
+        if self._stop_at is not None and self._stop_at - time.monotonic() < timeout:
+            timeout, capped = max(self._stop_at - time.monotonic(), 1e-3), True
+        original = self._run_original(decoded.value, timeout)
         tc = time.perf_counter()
         new_cov = self.coverage.collect()
         t2 = time.perf_counter()
         stats.seconds_coverage += t2 - tc
         stats.seconds_original += t2 - t1
+        if capped and original.status is Status.TIMEOUT:
+            return None  # the budget is spent: nothing is known of this input
         if original.status is not Status.OK:  # raised, exited or hung: a failure found
             self._record_failure(decoded, original)
             stats.seconds_corpus += time.perf_counter() - t2

@@ -150,7 +150,7 @@ def test_duplicate_children_run_nothing_and_are_counted(json_target):
     fuzzer = Fuzzer(json_target, FuzzConfig(trials=400, seed=1, guidance="coverage"))
     runs = []
     plain = fuzzer._run_original
-    fuzzer._run_original = lambda value: runs.append(value) or plain(value)
+    fuzzer._run_original = lambda value, timeout=None: runs.append(value) or plain(value, timeout)
     result = fuzzer.run()
     stats = result.stats
     assert stats.duplicates > 0
@@ -228,4 +228,26 @@ def test_the_final_judging_reports_its_progress(json_target, tmp_path):
         assert f"judging the corpus: 1/{pending} inputs" in _progress_line(fuzzer)
     finally:
         fuzzer.analysis.close()
+        fuzzer._lock.release()
+
+
+def test_the_budgets_end_stops_the_originals_run_and_records_no_hang(driver_package, tmp_path):
+    """An input the original is still running when a --time budget ends is stopped there: the campaign does not
+    overrun by the original's timeout, and a run the budget stopped is no hang found."""
+    import time
+
+    name = driver_package("spin_fz", (
+        "from hypothesis import strategies as st\nfrom mu2py import driver\n\n\n"
+        "@driver(st.integers(0, 3))\ndef spin(n):\n    while True:\n        n += 1\n"
+    ))
+    fuzzer = Fuzzer(resolve_target(f"{name}:spin"), FuzzConfig(seconds=3600, seed=1, guidance="coverage",
+                                                                out=tmp_path / "o"))
+    fuzzer._start = time.perf_counter()
+    fuzzer._stop_at = time.monotonic() + 0.3  # the budget's end, as run() sets it
+    try:
+        started = time.monotonic()
+        assert fuzzer.trial() is None
+        assert time.monotonic() - started < 0.3 + 2.0  # not the original's 10 s timeout
+        assert fuzzer.stats.failures == 0 and not fuzzer.failures
+    finally:
         fuzzer._lock.release()
