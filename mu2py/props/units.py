@@ -60,7 +60,7 @@ def props_default(unit: dict[str, Any]) -> dict[str, Any]:
             outcome = runner.run_test(item, unit["timeout"])
         if outcome != "passed":
             killed[index] = "timeout" if outcome == "timeout" else "exception"
-        if outcome == "timeout" and given.fired_outside:  # the worker is replaced: the rest go to a fresh one
+        if runner.replacing:  # the worker is replaced (the runner's own decision): the rest go to a fresh one
             return {"killed": killed, "unswappable": unswappable, "rest": unit["mutants"][position + 1:],
                     "seconds": time.perf_counter() - start}
     return {"killed": killed, "unswappable": unswappable, "rest": [], "seconds": time.perf_counter() - start}

@@ -27,6 +27,7 @@ _fired = False  # the alarm of the running test fired
 _subtest_failed = False  # a subtest of the test `run_test` is running failed (see `note_report`)
 _testing = False  # `run_test` is running a test
 _suspect = False  # an alarm of the running test may have interrupted pytest's own bookkeeping
+replacing = False  # the latest `run_test` asked for its worker to be replaced (its state is suspect)
 _project: tuple[str, frozenset[str]] | None = None  # (project root + os.sep, files under test): see `_in_project`
 
 
@@ -105,8 +106,8 @@ def run_test(item: Any, timeout: float | None) -> str:
     state = hosted.state()
     hosted.fresh_start(state)
     restore_params(state.params, item)
-    global _fired, _subtest_failed, _suspect, _testing, last_skipped
-    _fired = _subtest_failed = _suspect = last_skipped = ports.busy = False
+    global _fired, _subtest_failed, _suspect, _testing, last_skipped, replacing
+    _fired = _subtest_failed = _suspect = last_skipped = replacing = ports.busy = False
     given.fired_outside = False
     if timeout:
         # a @given test's examples: each at most a fifth of the whole (twice the original's full run)
@@ -120,6 +121,7 @@ def run_test(item: Any, timeout: float | None) -> str:
                 reports = []
             except Exception:  # noqa: BLE001 - pytest's own reporting broke (a mutant disturbed what it relies on)
                 request_restart()
+                replacing = True
                 return "failed"  # checked on the original by the caller, then judged in a fresh interpreter
             finally:
                 _testing = False
@@ -131,6 +133,7 @@ def run_test(item: Any, timeout: float | None) -> str:
     if _fired:
         if _suspect:
             request_restart()  # the alarm may have interrupted pytest's own bookkeeping
+            replacing = True
         return "timeout"
     failed = _subtest_failed or any(r.failed for r in reports)
     last_skipped = not failed and any(r.skipped for r in reports)
