@@ -11,6 +11,8 @@ a variant would show if each of its corpora killed all of them.
 
 Usage: python benchmarks/equal_time.py [--time 60] [--seeds 1 2 3] [--targets json toml chocopy sqlparse]
        [--variants default coverage split least-executed:10] [--keep DIR]
+A target is a name below or any `module:function` driver (importable from the repository root, or
+from the current directory, which is put on PYTHONPATH): code the project was never tuned to.
 Variants other than `coverage` are mutation-guided: `default` is plain `mu2py fuzz`, `split` adds
 `--split`, `share:F` adds `--mutant-share F`, `least-executed:K` and `random:K` add `--filter`.  Campaigns
 run two at a time.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -40,7 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _mu2py(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mu2py", *args], cwd=ROOT, capture_output=True, text=True)
+    # the user's own drivers are found from the directory the benchmark was started in
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-m", "mu2py", *args], cwd=ROOT, capture_output=True, text=True, env=env)
 
 
 def campaign(spec: str, seed: int, seconds: float, out: Path, extra: list[str]) -> dict[str, float]:
@@ -73,21 +78,24 @@ def main() -> None:
     parser.add_argument("--time", type=float, default=60.0, help="seconds per campaign (60)")
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument("--targets", nargs="+", default=["json", "toml", "chocopy", "urlparse", "jmespath", "tinycss2"],
-                        choices=TARGETS)
+                        help=f"names ({', '.join(TARGETS)}) or module:function drivers")
     parser.add_argument("--variants", nargs="+", default=["default", "coverage"])
     parser.add_argument("--keep", type=Path, help="keep every campaign's output folder here (default: deleted)")
     args = parser.parse_args()
+    unknown = [t for t in args.targets if t not in TARGETS and ":" not in t]
+    if unknown:
+        parser.error(f"unknown target(s) {', '.join(unknown)}: a name ({', '.join(TARGETS)}) or module:function")
     variants = list(dict.fromkeys(["coverage", *args.variants]))
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
     with contextlib.nullcontext(str(args.keep)) if args.keep else tempfile.TemporaryDirectory(prefix="equal_time_") \
             as scratch:
         for name in args.targets:
-            spec = TARGETS[name]
+            spec = TARGETS.get(name, name)
             totals = {v: [0, 0.0, 0.0] for v in variants}
             union: set[str] = set()  # mutants some campaign's corpus kills: the killable ones known
             for seed in args.seeds:
-                base = Path(scratch) / f"{name}-{seed}"
+                base = Path(scratch) / f"{name.replace(':', '.')}-{seed}"
                 with ThreadPoolExecutor(2) as pool:
                     futures = {v: pool.submit(campaign, spec, seed, args.time, base / v.replace(":", "-"),
                                               fuzz_args(v)) for v in variants}
