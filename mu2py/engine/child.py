@@ -4,16 +4,29 @@ Also `send` and `receive`, a pipe's two ends: the C pickler first (a message is 
 output of plain data, and pickling them with `dill`, which runs in Python, cost more than a short
 mutant's run), dill for what it refuses and for deep values, within a raised recursion limit.  Used by
 the mutant host (`engine.host`).
+
+A class or function of a module copy (an output's `SplitResult` made by the fuzzer's covered copy of
+`urllib.parse`) has the name of a module in `sys.modules` that is not its own: the C pickler's lookup
+by name finds another object and refuses it.  It goes by that name all the same, and arrives as what
+the receiver's module of that name holds: copies of one source define the same classes, and the
+oracle compares outputs by value and by class names, never by class identity (`engine.oracle`).
+dill cannot be left to do it: it pickles such a class by value, in Python, and a class referring to
+itself through its module (a namedtuple with mixins) sent it into a RecursionError and a warning on
+the user's terminal per message, then a refusal, milliseconds each time.
 """
 
 from __future__ import annotations
 
 import ctypes
+import importlib
+import io
 import os
 import pickle
 import resource
 import signal
 import sys
+import types
+import warnings
 from typing import Any
 
 import dill
@@ -56,15 +69,66 @@ PICKLE_RECURSION_LIMIT = 100_000
 _PLAIN, _DILL = b"P", b"D"
 
 
+def named(module: str, qualname: str) -> Any:
+    """What the module named `module` holds at `qualname`, in this process (a copy's class or function sent
+    by name, see the module docstring); the module is imported if it was not."""
+    found: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def _shadowed_name(obj: Any) -> tuple[str, str] | None:
+    """(module, qualname) of a class or function that its module's name in `sys.modules` does not lead back to,
+    where it leads to an object of the same kind instead (a module copy's twin); else None."""
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if not isinstance(module, str) or not isinstance(qualname, str) or "<locals>" in qualname:
+        return None
+    found: Any = sys.modules.get(module)
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    if found is None or found is obj or type(found) is not type(obj):
+        return None
+    return module, qualname
+
+
+class _ByNamePickler(pickle.Pickler):
+    """The C pickler, sending a module copy's classes and functions by name (see the module docstring)."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        """A copy's class or function as a call of `named`; anything else as the C pickler would."""
+        if isinstance(obj, (type, types.FunctionType)):
+            name = _shadowed_name(obj)
+            if name is not None:
+                return named, name
+        return NotImplemented
+
+
+def _dill_dumps(message: Any) -> bytes:
+    # dill warns on stderr where it falls back (a class it cannot find or pickle by value): the user's terminal
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dill.PicklingWarning)
+        return dill.dumps(message, pickle.HIGHEST_PROTOCOL)
+
+
 def _dumps(message: Any) -> bytes:
-    """The message pickled by the C pickler, or by dill when the C pickler refuses it (a lambda, a code object,
-    a class of a module copy: dill pickles those by value).  A RecursionError is raised as is (see `send`)."""
+    """The message pickled by the C pickler (a module copy's classes by name, see the module docstring), or by
+    dill when the C pickler refuses it (a lambda, a code object).  A RecursionError is raised as is (see `send`)."""
     try:
         return _PLAIN + pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
     except RecursionError:
         raise
-    except Exception:  # noqa: BLE001 - PicklingError, TypeError, AttributeError: what only dill can pickle
-        return _DILL + dill.dumps(message, pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - PicklingError, TypeError, AttributeError: tried by name, then by dill
+        pass
+    try:
+        # only after the plain pickler refused: the override is a Python call per object that is not plain data
+        buffer = io.BytesIO()
+        _ByNamePickler(buffer, pickle.HIGHEST_PROTOCOL).dump(message)
+        return _PLAIN + buffer.getvalue()
+    except RecursionError:
+        raise
+    except Exception:  # noqa: BLE001 - what only dill can pickle
+        return _DILL + _dill_dumps(message)
 
 
 def send(conn: Any, message: Any) -> None:
@@ -90,7 +154,7 @@ def send(conn: Any, message: Any) -> None:
             limit = min(limit * 4, PICKLE_RECURSION_LIMIT)  # the last try is at the limit itself
             sys.setrecursionlimit(limit)
             try:
-                data = _DILL + dill.dumps(message, pickle.HIGHEST_PROTOCOL)
+                data = _DILL + _dill_dumps(message)
             except RecursionError:
                 continue
             conn.send_bytes(data)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
+import json.decoder
 import types
+import urllib.parse
+import warnings
 from typing import Any
 
 import multiprocess as mp
@@ -11,6 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mu2py.engine.child import _DILL, _PLAIN, _dumps, receive, send
+from mu2py.engine.copies import build_copies, compile_module, driver_function
+from mu2py.engine.oracle import compare
+from mu2py.target.modules import resolve_target
 
 _plain = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text() | st.binary(),
@@ -43,15 +50,41 @@ def test_what_the_c_pickler_refuses_goes_by_dill() -> None:
     assert _round_trip(("add", square))[1](7) == 49
 
 
-def test_a_class_of_a_module_copy_goes_by_value() -> None:
+def test_a_class_of_a_module_copy_goes_by_name_and_arrives_as_the_receivers_class() -> None:
     # a mutant host's module copies hold classes under the names of modules in sys.modules that are not
-    # theirs: the C pickler's lookup by name finds another object and refuses; dill pickles the class itself
+    # theirs: the C pickler's lookup by name finds another object and refuses; the class goes by that name
     copy = types.ModuleType("json.decoder")
-    exec("class JSONDecodeError(ValueError):\n    pass\n", copy.__dict__)
-    error = copy.JSONDecodeError("bad")
-    assert _dumps(error)[:1] == _DILL
+    exec(compile(inspect.getsource(json.decoder), json.decoder.__file__, "exec"), copy.__dict__)
+    error = copy.JSONDecodeError("bad", "[1,", 3)
+    assert type(error) is not json.decoder.JSONDecodeError
+    assert _dumps(error)[:1] == _PLAIN
     back = _round_trip(error)
-    assert type(back).__name__ == "JSONDecodeError" and back.args == ("bad",)
+    assert type(back) is json.decoder.JSONDecodeError and (back.msg, back.doc, back.pos) == ("bad", "[1,", 3)
+
+
+def test_an_output_of_a_real_targets_copy_is_sent_plainly_and_silently() -> None:
+    # urllib.parse's results are namedtuples with mixins: dill, pickling the copy's class by value, hit a
+    # RecursionError, printed warnings on every message and refused: the host then ran the original again
+    target = resolve_target("targets.urlparse.driver:split")
+    copies = build_copies(target, {m.name: compile_module(m) for m in target.copied})
+    out = driver_function(target, copies)("http://a/b;p?q=1#f")
+    assert type(out[0]) is not urllib.parse.SplitResult  # the copy's own class
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
+        assert _dumps(out)[:1] == _PLAIN
+        back = _round_trip(("run", out))
+    assert type(back[1][0]) is urllib.parse.SplitResult and back[1] == out
+    assert compare(out, back[1]) is True
+
+
+def test_a_class_no_module_name_leads_to_goes_by_dill_without_a_warning() -> None:
+    copy = types.ModuleType("mu2py_no_such_module")
+    exec("class Token:\n    def __init__(self, text):\n        self.text = text\n", copy.__dict__)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert _dumps(copy.Token("x"))[:1] == _DILL
+        back = _round_trip(copy.Token("x"))
+    assert type(back).__name__ == "Token" and back.text == "x"
 
 
 def test_a_deep_value_is_sent_within_a_raised_recursion_limit() -> None:
