@@ -66,10 +66,10 @@ def campaign(spec: str, seed: int, seconds: float, out: Path, extra: list[str]) 
             "share": stats["seconds_analysis"] / max(stats["elapsed"], 1e-9),
             "ids": {m["id"] for m in report["mutants"] if m["status"] == "killed"},
             "per_s": stats["trials"] / max(stats["elapsed"], 1e-9),
-            # trials that ran the program: a duplicate (a child decoding to an input tried already) or a predicted
-            # one runs nothing, and a converged corpus makes many (see the module docstring)
-            "ran_per_s": (stats["trials"] - stats.get("duplicates", 0) - stats.get("predicted", 0))
-            / max(stats["elapsed"], 1e-9),
+            # trials that ran the program (`valid`): a duplicate (a child decoding to an input tried already) or a
+            # rejected one runs nothing, and a converged corpus makes many (see the module docstring).  Not trials
+            # minus duplicates minus `predicted`: predicted trials are duplicates or rejections already counted
+            "ran_per_s": stats["valid"] / max(stats["elapsed"], 1e-9),
             "inputs": len(json.loads((out / "corpus" / "index.json").read_text()))}
 
 
