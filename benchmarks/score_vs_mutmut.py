@@ -6,8 +6,8 @@ directory, checks that its test suite passes, runs `mutmut run` on one copy and
 the score, then the verdict agreement on the mutants both tools generate, and mu2py's
 time once more without the import-time mutants mutmut does not make (the like-for-like time).
 
-    python benchmarks/score_vs_mutmut.py [--packages isodate toml | --unseen] [--scratch DIR] [--workers 2]
-                                         [--skip-mutmut] [--json-out FILE] [--cross-check] [--referee N]
+    python benchmarks/score_vs_mutmut.py [--packages isodate toml | --unseen | --tuned] [--scratch DIR]
+                                         [--workers 2] [--skip-mutmut] [--json-out FILE] [--cross-check] [--referee N]
 
 mutmut runs in a virtual environment of its own inside the scratch directory (it imports
 pytest into its own process and forks it per mutant); `mu2py` runs from this interpreter's
@@ -61,7 +61,7 @@ class Package:
 
     name: str
     version: str
-    source: str  # the package directory to mutate, relative to the project root
+    source: str  # the package directory (or one-module file) to mutate, relative to the project root
     import_root: str  # the directory to put on sys.path so the tests import the package from source
     tests: str = "tests"
     also_copy: tuple[str, ...] = ()  # files the tests read that mutmut does not copy into mutants/ by itself
@@ -96,8 +96,17 @@ PACKAGES: dict[str, Package] = {
     "cachetools": Package("cachetools", "5.5.0", source="src/cachetools", import_root="src"),
     "markupsafe": Package("markupsafe", "3.0.2", source="src/markupsafe", import_root="src"),
     "rfc3986": Package("rfc3986", "2.0.0", source="src/rfc3986", import_root="src"),
+    # three more packages mu2py was never tuned on (issue 26, session 13), none of them src layout:
+    # word inflections (flat package, its suite one module at the root; 455 tests, regex tables built
+    # at import), gitignore-style path matching (flat package, unittest-style suite) and the inverse
+    # of str.format (one module at the root, mutated as a file)
+    "inflection": Package("inflection", "0.5.1", source="inflection", import_root=".", tests="test_inflection.py"),
+    "pathspec": Package("pathspec", "0.12.1", source="pathspec", import_root="."),
+    "parse": Package("parse", "1.20.2", source="parse.py", import_root="."),
 }
-UNSEEN = ("cachetools", "markupsafe", "rfc3986")
+# the packages mu2py was tuned on in sessions 10-12 (then called unseen) and the ones it never was
+TUNED = ("cachetools", "markupsafe", "rfc3986")
+UNSEEN = ("inflection", "pathspec", "parse")
 
 # mutmut's exit code per mutant (mutmut/stats.py, status_by_exit_code) folded into the statuses of
 # `mu2py score`; anything not listed here is "other" (suspicious, segfault, skipped, ...)
@@ -710,8 +719,12 @@ def main() -> int:
                         help="run plain pytest on up to N mutants the tools disagree on, to see who is right")
     parser.add_argument("--cross-check", action="store_true",
                         help="also score with --import-time fresh and compare the import-time mutants' verdicts")
+    parser.add_argument("--tuned", action="store_true",
+                        help=f"the packages of the earlier unseen runs, mu2py tuned on since: {', '.join(TUNED)}")
     args = parser.parse_args()
-    names = list(UNSEEN) if args.unseen else [n.strip() for item in args.packages for n in item.split(",") if n.strip()]
+    names = [n.strip() for item in args.packages for n in item.split(",") if n.strip()]
+    if args.unseen or args.tuned:
+        names = list(UNSEEN if args.unseen else TUNED)
     unknown = [n for n in names if n not in PACKAGES]
     if unknown:
         parser.error(f"unknown package(s) {', '.join(unknown)}; known: {', '.join(PACKAGES)}")
