@@ -13,7 +13,7 @@ mutmut runs in a virtual environment of its own inside the scratch directory (it
 pytest into its own process and forks it per mutant); `mu2py` runs from this interpreter's
 environment.  A mutmut run takes minutes, so its results are cached as JSON in the scratch
 directory: `--skip-mutmut` reuses that cache instead of running mutmut again.  Besides the wall time,
-each tool's CPU time (user + system, of every process it started) is printed: on a machine other jobs
+each tool's CPU time (user + system, of every process it started, orphans adopted) is printed: on a machine other jobs
 share, the wall time follows the load, the CPU time much less.
 
 `--referee N` settles up to N disagreements the plain way: pytest run on the mutated file.
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import ctypes
 import functools
 import hashlib
 import json
@@ -141,6 +142,30 @@ def children_cpu() -> float:
     """CPU seconds (user + system) of this process's finished children and their own waited-for descendants."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
+
+
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def become_subreaper() -> None:
+    """Adopt the orphans of this process's descendants (Linux): a process whose parent never waited for it
+    (mu2py's fork server, outliving its worker by a moment) is then waited for here, and its CPU time counts."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def reap_orphans(patience: float = 10.0) -> None:
+    """Wait for the adopted orphans a tool left behind (see `become_subreaper`), at most `patience` seconds."""
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return  # no process of ours is left
+        if pid == 0:
+            time.sleep(0.05)
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -251,7 +276,9 @@ def run_mutmut(pkg: Package, root: Path, bindir: Path, workers: int) -> dict[str
     # no PYTHONPATH: mutmut puts mutants/ and mutants/src first on sys.path and must not find the original
     run([str(bindir / "mutmut"), "run", "--max-children", str(workers)], cwd=root, env=clean_env(), log=log,
         timeout=4 * 3600)
-    seconds, cpu = time.perf_counter() - start, children_cpu() - cpu
+    seconds = time.perf_counter() - start
+    reap_orphans()
+    cpu = children_cpu() - cpu
     result = read_mutmut_results(root)
     # the cores are shared: the load during the run says how far to trust the wall time (the CPU time is not
     # affected by the other jobs)
@@ -383,7 +410,9 @@ def run_mu2py_score(pkg: Package, root: Path, workers: int, *extra: str) -> dict
     print(f"  {' '.join(cmd[1:])}", flush=True)
     start, cpu = time.perf_counter(), children_cpu()
     proc = run(cmd, cwd=root, env=mu2py_env(pkg, root), timeout=4 * 3600)
-    seconds, cpu = time.perf_counter() - start, children_cpu() - cpu
+    seconds = time.perf_counter() - start
+    reap_orphans()
+    cpu = children_cpu() - cpu
     result = json.loads(proc.stdout)
     result.update(wall_seconds=seconds, cpu_seconds=cpu, load=os.getloadavg()[1])
     return result
@@ -752,6 +781,7 @@ def main() -> int:
     unknown = [n for n in names if n not in PACKAGES]
     if unknown:
         parser.error(f"unknown package(s) {', '.join(unknown)}; known: {', '.join(PACKAGES)}")
+    become_subreaper()  # every process a tool starts counts in its CPU time
     scratch = args.scratch.resolve()
     scratch.mkdir(parents=True, exist_ok=True)
     bindir = ensure_venv(scratch)
