@@ -2,7 +2,8 @@
 
 - `baseline`: run every test on the original with probes swapped in; per test, its
   outcome, time, the mutation sites it reached and the mutants it infected;
-- `mutant`: swap one mutant's code in, run the given tests (fast first) until one fails;
+- `mutant`: swap one mutant's code in, run the given tests (fast first, but the killers of earlier
+  mutants of its line first: see `killers`) until one fails;
 - `reexec`: a module-level mutant, its module body re-run in the live namespace (`reload`);
 - `isolated`: the suite in a fresh interpreter with the mutated module imported from source
   (see `isolated`).
