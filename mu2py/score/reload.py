@@ -33,6 +33,7 @@ from __future__ import annotations
 import gc
 import re
 import sys
+import sysconfig
 import types
 from collections import Counter
 from typing import Any
@@ -313,12 +314,19 @@ def _check_unreferenced(reload: Reload, replaced: list[tuple[str, Any]], changed
                              f"{type(holders[0]).__name__}")
 
 
+# up to 3.13 (with the GIL) every reference, a call's argument included, is counted: from 3.14 the interpreter
+# may borrow references from its stack, and free-threaded builds defer some counts, so a count can be too low
+_EXACT_REFCOUNTS = sys.version_info < (3, 14) and not sysconfig.get_config_var("Py_GIL_DISABLED")
+
+
 def _held_only_by(originals: tuple[Any, ...], ours: list[Any]) -> bool:
     """Whether every reference to each of `originals` is one `ours` hold (their referents, counted): then nothing
     else holds one, and the heap need not be searched (`gc.get_referrers` walks every object, the most of a reload).
 
     Any other reference (a holder anywhere, a frame's local) makes the count higher: False, and the heap decides.
     """
+    if not _EXACT_REFCOUNTS:
+        return False
     wanted = {id(o) for o in originals}
     # the list `ours` holds some originals itself
     from_ours = Counter(id(r) for r in (*gc.get_referents(*ours), *ours) if id(r) in wanted)

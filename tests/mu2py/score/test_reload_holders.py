@@ -52,3 +52,10 @@ def test_an_original_held_elsewhere_is_still_a_doubt(tmp_path):
     kept = []
     doubts, searches = _reload(tmp_path, kept)
     assert searches and any("the original RULES is still held by a list" in d for d in doubts)
+
+
+def test_without_exact_reference_counts_the_heap_decides(tmp_path, monkeypatch):
+    """From Python 3.14 (or without the GIL) a reference count may be lower than the references: no shortcut."""
+    monkeypatch.setattr(reload_module, "_EXACT_REFCOUNTS", False)
+    doubts, searches = _reload(tmp_path)
+    assert doubts == [] and searches
