@@ -6,13 +6,15 @@ directory, checks that its test suite passes, runs `mutmut run` on one copy and
 the score, then the verdict agreement on the mutants both tools generate, and mu2py's
 time once more without the import-time mutants mutmut does not make (the like-for-like time).
 
-    python benchmarks/score_vs_mutmut.py [--packages isodate toml | --unseen] [--scratch DIR] [--workers 2]
-                                         [--skip-mutmut] [--json-out FILE] [--cross-check] [--referee N]
+    python benchmarks/score_vs_mutmut.py [--packages isodate toml | --unseen | --tuned] [--scratch DIR]
+                                         [--workers 2] [--skip-mutmut] [--json-out FILE] [--cross-check] [--referee N]
 
 mutmut runs in a virtual environment of its own inside the scratch directory (it imports
 pytest into its own process and forks it per mutant); `mu2py` runs from this interpreter's
 environment.  A mutmut run takes minutes, so its results are cached as JSON in the scratch
-directory: `--skip-mutmut` reuses that cache instead of running mutmut again.
+directory: `--skip-mutmut` reuses that cache instead of running mutmut again.  Besides the wall time,
+each tool's CPU time (user + system, of every process it started, orphans adopted) is printed: on a machine other jobs
+share, the wall time follows the load, the CPU time much less.
 
 `--referee N` settles up to N disagreements the plain way: pytest run on the mutated file.
 `--cross-check` scores once more with `--import-time fresh` (every import-time mutant in a fresh
@@ -33,11 +35,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import ctypes
 import functools
 import hashlib
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -61,7 +65,7 @@ class Package:
 
     name: str
     version: str
-    source: str  # the package directory to mutate, relative to the project root
+    source: str  # the package directory (or one-module file) to mutate, relative to the project root
     import_root: str  # the directory to put on sys.path so the tests import the package from source
     tests: str = "tests"
     also_copy: tuple[str, ...] = ()  # files the tests read that mutmut does not copy into mutants/ by itself
@@ -96,8 +100,17 @@ PACKAGES: dict[str, Package] = {
     "cachetools": Package("cachetools", "5.5.0", source="src/cachetools", import_root="src"),
     "markupsafe": Package("markupsafe", "3.0.2", source="src/markupsafe", import_root="src"),
     "rfc3986": Package("rfc3986", "2.0.0", source="src/rfc3986", import_root="src"),
+    # three more packages mu2py was never tuned on (issue 26, session 13), none of them src layout:
+    # word inflections (flat package, its suite one module at the root; 455 tests, regex tables built
+    # at import), gitignore-style path matching (flat package, unittest-style suite) and the inverse
+    # of str.format (one module at the root, mutated as a file)
+    "inflection": Package("inflection", "0.5.1", source="inflection", import_root=".", tests="test_inflection.py"),
+    "pathspec": Package("pathspec", "0.12.1", source="pathspec", import_root="."),
+    "parse": Package("parse", "1.20.2", source="parse.py", import_root="."),
 }
-UNSEEN = ("cachetools", "markupsafe", "rfc3986")
+# the packages mu2py was tuned on in sessions 10-12 (then called unseen) and the ones it never was
+TUNED = ("cachetools", "markupsafe", "rfc3986")
+UNSEEN = ("inflection", "pathspec", "parse")
 
 # mutmut's exit code per mutant (mutmut/stats.py, status_by_exit_code) folded into the statuses of
 # `mu2py score`; anything not listed here is "other" (suspicious, segfault, skipped, ...)
@@ -123,6 +136,36 @@ def run(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = No
         tail = log.read_text(errors="replace")[-3000:] if log else (proc.stdout + proc.stderr)[-3000:]
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode} (cwd {cwd}):\n{tail}")
     return proc
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children and their own waited-for descendants."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def become_subreaper() -> None:
+    """Adopt the orphans of this process's descendants (Linux): a process whose parent never waited for it
+    (mu2py's fork server, outliving its worker by a moment) is then waited for here, and its CPU time counts."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def reap_orphans(patience: float = 10.0) -> None:
+    """Wait for the adopted orphans a tool left behind (see `become_subreaper`), at most `patience` seconds."""
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return  # no process of ours is left
+        if pid == 0:
+            time.sleep(0.05)
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -229,14 +272,17 @@ def run_mutmut(pkg: Package, root: Path, bindir: Path, workers: int) -> dict[str
     write_mutmut_config(pkg, root)
     log = root / "mutmut-run.log"
     print(f"  mutmut run --max-children {workers} (log: {log})", flush=True)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu()
     # no PYTHONPATH: mutmut puts mutants/ and mutants/src first on sys.path and must not find the original
     run([str(bindir / "mutmut"), "run", "--max-children", str(workers)], cwd=root, env=clean_env(), log=log,
         timeout=4 * 3600)
     seconds = time.perf_counter() - start
+    reap_orphans()
+    cpu = children_cpu() - cpu
     result = read_mutmut_results(root)
-    # the cores are shared: the load during the run says how far to trust the wall time
-    result.update(seconds=seconds, load=os.getloadavg()[1])
+    # the cores are shared: the load during the run says how far to trust the wall time (the CPU time is not
+    # affected by the other jobs)
+    result.update(seconds=seconds, cpu_seconds=cpu, load=os.getloadavg()[1])
     return result
 
 
@@ -362,11 +408,13 @@ def run_mu2py_score(pkg: Package, root: Path, workers: int, *extra: str) -> dict
     cmd = [*mu2py_command(), "score", "--paths", pkg.source, "--tests", pkg.tests, "--json", "--workers", str(workers),
            *extra]
     print(f"  {' '.join(cmd[1:])}", flush=True)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), children_cpu()
     proc = run(cmd, cwd=root, env=mu2py_env(pkg, root), timeout=4 * 3600)
     seconds = time.perf_counter() - start
+    reap_orphans()
+    cpu = children_cpu() - cpu
     result = json.loads(proc.stdout)
-    result.update(wall_seconds=seconds, load=os.getloadavg()[1])
+    result.update(wall_seconds=seconds, cpu_seconds=cpu, load=os.getloadavg()[1])
     return result
 
 
@@ -508,8 +556,16 @@ def status_line(c: Counter[str]) -> str:
 
 
 def load_note(result: dict[str, Any]) -> str:
-    """The 5-minute load average at the end of a timed run, if it was recorded."""
-    return f" (load {result['load']:.1f} on {os.cpu_count()} cores)" if result.get("load") is not None else ""
+    """The CPU time and the 5-minute load average at the end of a timed run, as far as they were recorded."""
+    cpu = f"{result['cpu_seconds']:.1f} s CPU, " if result.get("cpu_seconds") is not None else ""
+    return f" ({cpu}load {result['load']:.1f} on {os.cpu_count()} cores)" if result.get("load") is not None else ""
+
+
+def cpu_ratio(mutmut: dict[str, Any], cpu_seconds: float | None) -> float | None:
+    """mutmut's CPU time over mu2py's, when both were measured (mutmut's cache from before it was has none)."""
+    if mutmut.get("cpu_seconds") is None or not cpu_seconds:
+        return None
+    return float(mutmut["cpu_seconds"]) / cpu_seconds
 
 
 def short(text: str | None, width: int = 50) -> str:
@@ -528,7 +584,8 @@ def report(pkg: Package, mutmut: dict[str, Any] | None, ours: list[dict[str, Any
     mm_counts = None
     if mutmut is not None:
         mm_counts = counts(m["status"] for m in mutmut["mutants"])
-        out["mutmut"] = {"seconds": mutmut["seconds"], "total": len(mutmut["mutants"]),
+        out["mutmut"] = {"seconds": mutmut["seconds"], "cpu_seconds": mutmut.get("cpu_seconds"),
+                         "total": len(mutmut["mutants"]),
                          "counts": dict(mm_counts), "score": score(mm_counts)}
         print(f"  mutmut {MUTMUT_VERSION}: {mutmut['seconds']:.1f} s wall{load_note(mutmut)}, "
               f"{len(mutmut['mutants'])} mutants: "
@@ -539,7 +596,8 @@ def report(pkg: Package, mutmut: dict[str, Any] | None, ours: list[dict[str, Any
         s = score_result["summary"]
         ours_counts = counts(m["status"] for m in score_result["mutants"])
         wall = score_result["wall_seconds"]
-        out["mu2py"] = {"seconds": wall, "reported_seconds": s.get("seconds"), "total": len(score_result["mutants"]),
+        out["mu2py"] = {"seconds": wall, "cpu_seconds": score_result.get("cpu_seconds"),
+                        "reported_seconds": s.get("seconds"), "total": len(score_result["mutants"]),
                         "counts": dict(ours_counts), "score": score(ours_counts), "reported_score": s.get("score"),
                         "pruned_infection": s.get("pruned_infection")}
         print(f"  mu2py score: {wall:.1f} s wall{load_note(score_result)} ({s.get('seconds')} s reported), "
@@ -549,7 +607,9 @@ def report(pkg: Package, mutmut: dict[str, Any] | None, ours: list[dict[str, Any
         if mutmut is not None:
             ratio = mutmut["seconds"] / wall if wall else float("inf")
             out["wall_ratio"] = ratio
-            print(f"  wall-time ratio mutmut/mu2py: {ratio:.2f}")
+            out["cpu_ratio"] = cpu_ratio(mutmut, score_result.get("cpu_seconds"))
+            cpu_note = f" (CPU time: {out['cpu_ratio']:.2f})" if out["cpu_ratio"] is not None else ""
+            print(f"  wall-time ratio mutmut/mu2py: {ratio:.2f}{cpu_note}")
     elif ours is not None:
         print(f"  mu2py score: {score_note}; {len(ours)} mutants from `mu2py mutants`")
     if mutmut is None or ours is None:
@@ -609,10 +669,12 @@ def same_scope(pkg: Package, root: Path, workers: int, mutmut: dict[str, Any]) -
     scoped = run_mu2py_score(pkg, root, workers, "--import-time", "skip", "--no-cache")
     wall = scoped["wall_seconds"]
     ratio = mutmut["seconds"] / wall if wall else float("inf")
+    cpu = cpu_ratio(mutmut, scoped.get("cpu_seconds"))
     print(f"  mu2py score --import-time skip: {wall:.1f} s wall{load_note(scoped)}, {len(scoped['mutants'])} mutants "
           f"({scoped['summary'].get('skipped_import_time')} import-time mutants left out); "
-          f"wall-time ratio mutmut/mu2py: {ratio:.2f}")
-    return {"seconds": wall, "total": len(scoped["mutants"]), "wall_ratio": ratio}
+          f"wall-time ratio mutmut/mu2py: {ratio:.2f}" + (f" (CPU time: {cpu:.2f})" if cpu is not None else ""))
+    return {"seconds": wall, "cpu_seconds": scoped.get("cpu_seconds"), "total": len(scoped["mutants"]),
+            "wall_ratio": ratio, "cpu_ratio": cpu}
 
 
 def referee(pkg: Package, pristine: Path, scratch: Path, bindir: Path, mutmut: dict[str, Any],
@@ -710,11 +772,16 @@ def main() -> int:
                         help="run plain pytest on up to N mutants the tools disagree on, to see who is right")
     parser.add_argument("--cross-check", action="store_true",
                         help="also score with --import-time fresh and compare the import-time mutants' verdicts")
+    parser.add_argument("--tuned", action="store_true",
+                        help=f"the packages of the earlier unseen runs, mu2py tuned on since: {', '.join(TUNED)}")
     args = parser.parse_args()
-    names = list(UNSEEN) if args.unseen else [n.strip() for item in args.packages for n in item.split(",") if n.strip()]
+    names = [n.strip() for item in args.packages for n in item.split(",") if n.strip()]
+    if args.unseen or args.tuned:
+        names = list(UNSEEN if args.unseen else TUNED)
     unknown = [n for n in names if n not in PACKAGES]
     if unknown:
         parser.error(f"unknown package(s) {', '.join(unknown)}; known: {', '.join(PACKAGES)}")
+    become_subreaper()  # every process a tool starts counts in its CPU time
     scratch = args.scratch.resolve()
     scratch.mkdir(parents=True, exist_ok=True)
     bindir = ensure_venv(scratch)
@@ -757,7 +824,8 @@ def main() -> int:
         on_shared = (f"{(shared['both_killed'] + shared['mutmut_only']) / n:.1%} vs "
                      f"{(shared['both_killed'] + shared['mu2py_only']) / n:.1%} on {n}") if n and shared else "-"
         like = f.get("same_scope", {}).get("wall_ratio")
-        print(f"  {f['package']}: {f['wall_ratio']:.2f}x ({like:.2f}x without import-time mutants); "
+        cpu = f" (CPU time {f['cpu_ratio']:.2f}x)" if f.get("cpu_ratio") is not None else ""
+        print(f"  {f['package']}: {f['wall_ratio']:.2f}x{cpu} ({like:.2f}x without import-time mutants); "
               f"mutmut {f['mutmut']['score']:.1%}, mu2py {f['mu2py']['score']:.1%}; shared {on_shared}"
               if like is not None else f"  {f['package']}: {f['wall_ratio']:.2f}x")
     if args.json_out:

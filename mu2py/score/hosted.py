@@ -58,6 +58,7 @@ class Host:
     shrinking: dict[Any, Any] = field(default_factory=dict)  # @given function -> its settings with shrinking
     layouts: dict[str, ModuleLayout] = field(default_factory=dict)  # per module: its statements (see `snippet`)
     edits: list[tuple[int, int, str] | str] | None = None  # per mutant: its edit of the module's source
+    killers: dict[tuple[str, str, int], list[str]] = field(default_factory=dict)  # see `killers`
 
 
 HOST: Host | None = None  # set once per worker by `session.host`

@@ -67,10 +67,25 @@ class _BindRelease:
             if _bind["fd"] is not None:
                 os.close(_bind["fd"])
                 _bind["fd"] = None
+# only the summary lines are read (the failed test's node id, the counts): rendering a failure's traceback the
+# default way parses every source file on its way, and the collection error that ends a session (pytest's
+# `Interrupted`) has its whole traceback through pytest's own frames rendered for one line of it (the reprcrash,
+# the same in every style): together over a third of a child's time when the mutated module body raises
+class _Reports:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_configure(self, config):
+        config.option.tbstyle = "value"
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_keyboard_interrupt(self, excinfo):
+        full = excinfo.getrepr
+        try:
+            excinfo.getrepr = lambda *args, **kwargs: full(*args, **{**kwargs, "style": "value"})
+        except (AttributeError, TypeError):
+            pass
 _pytest_main = pytest.main
 def _main(args=None, plugins=None):
     pytest.main = _pytest_main  # the session's own tests see pytest as it is
-    return _pytest_main(args, [*(plugins or ()), _BindRelease()])
+    return _pytest_main(args, [*(plugins or ()), _BindRelease(), _Reports()])
 pytest.main = _main
 '''
 

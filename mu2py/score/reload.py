@@ -33,7 +33,9 @@ from __future__ import annotations
 import gc
 import re
 import sys
+import sysconfig
 import types
+from collections import Counter
 from typing import Any
 
 from mu2py.score.imports import ImportGraph
@@ -233,6 +235,7 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
         if not is_atom(old):
             _rebind_everywhere(reload, old, new, modules)
     replaced = [(name, old) for name, old, _, merged in changed if not merged and not is_atom(old)]
+    old = new = None  # this frame's own references to the last original would fail `_held_only_by` below
     if replaced:
         _check_unreferenced(reload, replaced, changed)
     _check_containers(reload, [new for _, _, new, merged in changed if not merged])
@@ -288,10 +291,14 @@ def _check_unreferenced(reload: Reload, replaced: list[tuple[str, Any]], changed
     # the originals in one tuple of ours, passed as is: `get_referrers(*generator)` builds an argument tuple
     # that Python 3.13 reports as a referrer of every original in it
     originals = tuple(old for _, old in replaced)
-    ours = {id(reload.saved), id(reload.undo), id(reload.keep), id(changed), id(replaced), id(originals),
-            *map(id, changed), *map(id, replaced), *map(id, reload.undo), *map(id, _ignored_referrers()),
-            *(id(entry[3]) for entry in reload.undo), *(id(entry[1]) for entry in changed),
-            id(reload.bookkeeping), *map(id, reload.bookkeeping)}
+    # each once: `_held_only_by` counts their references
+    mine = list({id(x): x for x in (reload.saved, reload.undo, reload.keep, changed, replaced, originals, *changed,
+                                    *replaced, *reload.undo, *_ignored_referrers(),
+                                    *(entry[3] for entry in reload.undo), *(entry[1] for entry in changed),
+                                    reload.bookkeeping, *reload.bookkeeping)}.values())
+    if _held_only_by(originals, mine):
+        return
+    ours = {id(mine), *map(id, mine)}
     for attempt in range(2):
         holders = [h for h in gc.get_referrers(*originals)
                    if id(h) not in ours and not isinstance(h, types.FrameType)]
@@ -305,6 +312,26 @@ def _check_unreferenced(reload: Reload, replaced: list[tuple[str, Any]], changed
         held = [name for name, old in replaced if _holds(holders[0], old)]
         reload.doubts.append(f"the original {', '.join(held) or 'value'} is still held by a "
                              f"{type(holders[0]).__name__}")
+
+
+# up to 3.13 (with the GIL) every reference, a call's argument included, is counted: from 3.14 the interpreter
+# may borrow references from its stack, and free-threaded builds defer some counts, so a count can be too low
+_EXACT_REFCOUNTS = sys.version_info < (3, 14) and not sysconfig.get_config_var("Py_GIL_DISABLED")
+
+
+def _held_only_by(originals: tuple[Any, ...], ours: list[Any]) -> bool:
+    """Whether every reference to each of `originals` is one `ours` hold (their referents, counted): then nothing
+    else holds one, and the heap need not be searched (`gc.get_referrers` walks every object, the most of a reload).
+
+    Any other reference (a holder anywhere, a frame's local) makes the count higher: False, and the heap decides.
+    """
+    if not _EXACT_REFCOUNTS:
+        return False
+    wanted = {id(o) for o in originals}
+    # the list `ours` holds some originals itself
+    from_ours = Counter(id(r) for r in (*gc.get_referents(*ours), *ours) if id(r) in wanted)
+    # getrefcount's argument is one reference more (a temporary: no local here holds an original)
+    return all(sys.getrefcount(originals[i]) - 1 <= from_ours[id(originals[i])] for i in range(len(originals)))
 
 
 def _holds(holder: Any, value: Any) -> bool:

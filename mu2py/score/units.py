@@ -2,7 +2,8 @@
 
 - `baseline`: run every test on the original with probes swapped in; per test, its
   outcome, time, the mutation sites it reached and the mutants it infected;
-- `mutant`: swap one mutant's code in, run the given tests (fast first) until one fails;
+- `mutant`: swap one mutant's code in, run the given tests (fast first, but the killers of earlier
+  mutants of its line first: see `killers`) until one fails;
 - `reexec`: a module-level mutant, its module body re-run in the live namespace (`reload`);
 - `isolated`: the suite in a fresh interpreter with the mutated module imported from source
   (see `isolated`).
@@ -25,7 +26,7 @@ from typing import Any
 from mu2py.engine.closures import keep_closure_shape
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.engine.workers import request_restart
-from mu2py.score import hosted, ports, runner
+from mu2py.score import hosted, killers, ports, runner
 from mu2py.score.isolated import isolated
 from mu2py.score.reload import ReloadError, reload_with_readers
 from mu2py.score.runner import run_test
@@ -147,7 +148,8 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
     """Run one mutant against `unit["tests"]` (nodeids with timeouts) until a test fails or times out."""
     state = hosted.state()
     assert state.program is not None
-    swap = state.swaps[state.program.mutants[unit["index"]].module]
+    m = state.program.mutants[unit["index"]]
+    swap = state.swaps[m.module]
     codes = hosted.snippet(state, unit["index"])
     if codes is not None:
         try:
@@ -155,7 +157,7 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
         except SwapError:
             codes = None  # nothing swapped: the whole mutated module decides below, as without a snippet
     if codes is None:
-        m, code = _compiled(state, unit["index"])
+        _, code = _compiled(state, unit["index"])
         if isinstance(code, dict):
             return code
         try:
@@ -163,11 +165,14 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
         except SwapError as exc:
             return {"status": "isolate", "why": str(exc)}
     try:
-        verdict = _run_tests(state, unit["tests"], {"status": "survived", "killed_by": None})
+        verdict = _run_tests(state, killers.first(state.killers, m, unit["tests"]),
+                             {"status": "survived", "killed_by": None})
     finally:
         swap.restore()
         damaged = hosted.restore_tree(state)
-    return _judged_fresh(unit, _checked(state, verdict), damaged)
+    verdict = _checked(state, verdict)
+    killers.remember(state.killers, m, verdict)
+    return _judged_fresh(unit, verdict, damaged)
 
 
 def _judged_fresh(unit: dict[str, Any], verdict: dict[str, Any], damaged: list[str]) -> dict[str, Any]:
@@ -226,11 +231,13 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
             # the fresh interpreter will decide whatever happens here: the run in place only looks for a test
             # to try first there, among the cheapest
             tests = cheapest(tests, HINT_SHARE)
-        verdict = _run_tests(state, tests, {"status": "survived", "killed_by": None})
+        verdict = _run_tests(state, killers.first(state.killers, m, tests), {"status": "survived", "killed_by": None})
     finally:
         reloaded.restore()
         damaged = hosted.restore_tree(state)
     verdict = _checked(state, verdict)
+    if not reloaded.doubts:  # with doubts the kill was in a mixed state, not the mutant's own
+        killers.remember(state.killers, m, verdict)
     if reloaded.doubts and verdict["status"] in ("killed", "survived", "timeout"):
         # the live state mixed original and mutant objects: neither verdict is the mutant's own, but the
         # test that failed here is the likeliest to fail in the fresh interpreter, so it goes first there

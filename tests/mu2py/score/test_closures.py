@@ -114,3 +114,34 @@ def test_score_swaps_super_methods_in_place(tmp_path: Path, capsys: pytest.Captu
     assert main(["score", *args]) == 0
     adds = [m for m in json.loads(capsys.readouterr().out)["mutants"] if m["line"] == 3]
     assert adds and all(m["mode"] == "mutant" and m["status"] == "killed" for m in adds), adds
+
+
+TWO_LAMBDAS = '''import re
+
+
+def humanize(word):
+    word = re.sub(r"(?i)([a-z]*)", lambda m: m.group(1).lower(), word)
+    return re.sub(r"^\\w", lambda m: m.group(0).upper(), word)
+
+
+SHOUT = [lambda s: s.upper(), lambda s: s + "!"]
+'''
+
+
+def test_a_mutant_dropping_one_of_a_function_s_lambdas_swaps_the_function():
+    module = _module(TWO_LAMBDAS)
+    swap = CodeSwap(module, _compiled(TWO_LAMBDAS))
+    mutated = TWO_LAMBDAS.replace('lambda m: m.group(1).lower()', 'r"\\1"')
+    # the lambdas are made at each call: none lives to be paired with the mutant's one lambda
+    assert swap.apply(_compiled(mutated)) == 1
+    assert module.humanize("aBC") == "ABC"
+    swap.restore()
+    assert module.humanize("aBC") == "Abc"
+
+
+def test_a_mutant_changing_how_many_live_lambdas_there_are_is_not_swapped():
+    module = _module(TWO_LAMBDAS)
+    swap = CodeSwap(module, _compiled(TWO_LAMBDAS))
+    # lambdas made at import (live in a table): the one left cannot be told apart from the one dropped
+    with pytest.raises(SwapError, match="different number of times"):
+        swap.apply(_compiled(TWO_LAMBDAS.replace('lambda s: s.upper(), ', '')))

@@ -104,3 +104,21 @@ def test_a_child_writes_bytecode_only_when_asked(project, monkeypatch):
         assert any("pytest" in p.name for p in (project / "__pycache__").iterdir())
     finally:
         server.close()
+
+
+def _wakeups(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("voluntary_ctxt_switches"))
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status") or not hasattr(os, "pidfd_open"),
+                    reason="counts the server's wake-ups in /proc; the child's end wakes it through a pidfd")
+def test_the_server_sleeps_while_a_child_runs(project):
+    """Polling for the child's end every few milliseconds took the child's core from it (500 wake-ups a second)."""
+    server = ForkServer(["mod"], str(project), [str(project)])
+    try:
+        before = _wakeups(server.proc.pid)
+        code, _ = _run(server, project, prelude="import time\ntime.sleep(1)\n")
+        assert code == 0 and _wakeups(server.proc.pid) - before < 50
+    finally:
+        server.close()

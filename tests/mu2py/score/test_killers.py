@@ -1,0 +1,41 @@
+"""A worker runs the tests that killed earlier mutants of a line (then of its scope) first; the set never changes."""
+
+from mu2py.mutants.model import Mutant
+from mu2py.score import killers
+
+
+def _mutant(line, scope="pluralize"):
+    return Mutant(id=f"m{line}", module="pkg", file="pkg.py", line=line, column=0, end_line=line, end_column=1,
+                  operator="constant", original="a", mutated="b", scope=scope, site=0, at_import=False)
+
+
+TESTS = [("t_fast", 1.0, 0), ("t_mid", 1.0, 1), ("t_slow", 2.0, 2), ("t_last", 3.0, 3)]
+
+
+def test_the_killer_of_a_line_goes_first_for_its_next_mutant():
+    memory = {}
+    assert killers.first(memory, _mutant(18), TESTS) == TESTS
+    killers.remember(memory, _mutant(18), {"status": "killed", "killed_by": "t_slow", "position": 2})
+    assert [t[0] for t in killers.first(memory, _mutant(18), TESTS)] == ["t_slow", "t_fast", "t_mid", "t_last"]
+
+
+def test_then_the_killers_of_its_scope_most_recent_first():
+    memory = {}
+    killers.remember(memory, _mutant(18), {"status": "killed", "killed_by": "t_last", "position": 3})
+    killers.remember(memory, _mutant(19), {"status": "killed", "killed_by": "t_mid", "position": 1})
+    # line 19's own killer, then the scope's killers (t_mid already placed)
+    assert [t[0] for t in killers.first(memory, _mutant(19), TESTS)] == ["t_mid", "t_last", "t_fast", "t_slow"]
+    # another scope knows none of them
+    assert killers.first(memory, _mutant(19, scope="singularize"), TESTS) == TESTS
+
+
+def test_only_kills_by_a_test_run_are_remembered_and_only_given_tests_are_run():
+    memory = {}
+    killers.remember(memory, _mutant(5), {"status": "survived", "killed_by": None})
+    killers.remember(memory, _mutant(5), {"status": "killed", "killed_by": "<compile error: x>", "tests_run": 0})
+    assert memory == {}
+    killers.remember(memory, _mutant(5), {"status": "killed", "killed_by": "t_other", "position": 9})
+    assert killers.first(memory, _mutant(5), TESTS) == TESTS
+    for n in range(killers.KEEP + 2):
+        killers.remember(memory, _mutant(5), {"status": "killed", "killed_by": f"t{n}", "position": n})
+    assert len(memory[("pkg", "pluralize", 5)]) == killers.KEEP
