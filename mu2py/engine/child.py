@@ -72,10 +72,14 @@ _PLAIN, _DILL = b"P", b"D"
 def named(module: str, qualname: str) -> Any:
     """What the module named `module` holds at `qualname`, in this process (a copy's class or function sent
     by name, see the module docstring); the module is imported if it was not."""
-    found: Any = importlib.import_module(module)
+    return _attribute(importlib.import_module(module), qualname)
+
+
+def _attribute(root: Any, qualname: str) -> Any:
+    """`root`'s attribute at the dotted `qualname` (AttributeError when some part is missing)."""
     for part in qualname.split("."):
-        found = getattr(found, part)
-    return found
+        root = getattr(root, part)
+    return root
 
 
 def _shadowed_name(obj: Any) -> tuple[str, str] | None:
@@ -84,10 +88,11 @@ def _shadowed_name(obj: Any) -> tuple[str, str] | None:
     module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
     if not isinstance(module, str) or not isinstance(qualname, str) or "<locals>" in qualname:
         return None
-    found: Any = sys.modules.get(module)
-    for part in qualname.split("."):
-        found = getattr(found, part, None)
-    if found is None or found is obj or type(found) is not type(obj):
+    try:
+        found = _attribute(sys.modules[module], qualname)
+    except (KeyError, AttributeError):
+        return None
+    if found is obj or type(found) is not type(obj):
         return None
     return module, qualname
 

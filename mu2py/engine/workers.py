@@ -9,9 +9,7 @@ reported as `Lost`) — the run goes on and no result is counted twice.
 
 from __future__ import annotations
 
-import io
 import os
-import pickle
 import time
 import traceback
 from collections import deque
@@ -21,6 +19,8 @@ from typing import Any
 
 import multiprocess as mp
 from multiprocess.connection import wait
+
+from mu2py.engine.child import receive, send
 
 
 @dataclass(frozen=True)
@@ -33,30 +33,6 @@ class Lost:
 
 class WorkerError(RuntimeError):
     """A unit raised inside a worker (a bug in the unit function, not an outcome of the work)."""
-
-
-@dataclass(frozen=True)
-class Packed:
-    """A unit of plain data, pickled by the C pickler: multiprocess's dill pickles in Python, a large unit slowly."""
-
-    data: bytes
-
-
-class _PlainPickler(pickle.Pickler):
-    # only the types the C pickler writes by itself: anything else (a function, a class, an instance) raises, and
-    # the unit goes as is, for dill to pickle by value what a worker could not import
-    def reducer_override(self, obj: Any) -> Any:
-        raise pickle.PicklingError(f"not plain data: {type(obj).__name__}")
-
-
-def pack(unit: Any) -> Any:
-    """`unit` as a `Packed` when it is plain data (dicts, lists, tuples, strings, numbers), else as it is."""
-    buffer = io.BytesIO()
-    try:
-        _PlainPickler(buffer, pickle.HIGHEST_PROTOCOL).dump(unit)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-        return unit
-    return Packed(buffer.getvalue())
 
 
 class InProcess:
@@ -110,21 +86,19 @@ def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: t
     die_with_parent()  # a worker whose parent was killed must not run on as an orphan
 
     def serve() -> None:
-        conn.send(("ready", -1, None))
+        send(conn, ("ready", -1, None))
         while True:
-            message = conn.recv()
+            message = receive(conn)
             if message is None:
                 return
             index, fn, unit = message
-            if isinstance(unit, Packed):
-                unit = pickle.loads(unit.data)
             try:
                 result = fn(unit)
             except Exception:  # noqa: BLE001 - shipped to the parent, which raises WorkerError
-                conn.send(("error", index, traceback.format_exc()))
+                send(conn, ("error", index, traceback.format_exc()))
                 continue
             # "restart" tells the parent to replace this worker before giving it more work
-            conn.send(("restart" if _restart_requested else "ok", index, result))
+            send(conn, ("restart" if _restart_requested else "ok", index, result))
             if _restart_requested:
                 conn.close()
                 os._exit(0)
@@ -195,14 +169,15 @@ class Processes:
                     index = pending.popleft()
                     attempts[index] += 1
                     worker.unit, worker.started = index, time.monotonic()
-                    worker.conn.send((index, fn, pack(units[index])))
+                    # the C pickler first (`child.send`): multiprocess's dill pickles in Python, a large unit slowly
+                    send(worker.conn, (index, fn, units[index]))
             waitables = [w.conn for w in self._pool] + [w.process.sentinel for w in self._pool]
             ready = set(wait(waitables, timeout=0.2))
             for worker in list(self._pool):
                 lost_reason = None
                 if worker.conn in ready:
                     try:
-                        kind, index, payload = worker.conn.recv()
+                        kind, index, payload = receive(worker.conn)
                     except (EOFError, OSError):
                         worker.process.join(1)
                         if not worker.ready:
@@ -249,7 +224,7 @@ class Processes:
         """Ask every worker to stop, then make sure it has."""
         for worker in self._pool:
             try:
-                worker.conn.send(None)
+                send(worker.conn, None)
             except (OSError, BrokenPipeError):
                 pass
         for worker in self._pool:
