@@ -29,12 +29,15 @@ forbidden = json.loads(sys.argv[1])
 import pytest
 import tempfile
 # one empty session configures every installed plugin, importing what they import at configure time
-# (hypothesis: over half a second); an empty folder collects nothing, so no code under test is imported
+# (hypothesis: over half a second); an empty folder collects nothing, so no code under test is imported.
+# Without assertion rewriting: pytest would rewrite every module of every plugin's distribution it imports
+# (all of hypothesis), and where bytecode is not written (PYTHONDONTWRITEBYTECODE) redo it at each start,
+# two thirds of it; a child's own session still rewrites the test modules, as a new interpreter's would
 with tempfile.TemporaryDirectory() as empty, open(os.devnull, "w") as quiet:
     saved = sys.stdout
     sys.stdout = quiet
     try:
-        pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", empty, empty])
+        pytest.main(["-q", "-p", "no:cacheprovider", "--assert=plain", "--rootdir", empty, empty])
     except BaseException:
         pass  # a broken plugin is reported by pytest in the child, as in a new interpreter
     finally:
@@ -108,22 +111,36 @@ class ForkServer:
     """One warm interpreter serving fresh pytest runs by fork; `run` is None-safe: it says when it cannot serve."""
 
     def __init__(self, forbidden: list[str], cwd: str, path: list[str]) -> None:
-        self.proc: subprocess.Popen[str] | None = None
+        """Start the server without waiting for it: it warms up while the caller works (see `proc`)."""
+        self._proc: subprocess.Popen[str] | None = None
+        self._greeted = True  # whether the server's first line (ready or not) has been read
         if not hasattr(os, "fork"):
             return
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([*path, os.environ.get("PYTHONPATH", "")]))
         try:
-            proc = subprocess.Popen([sys.executable, "-c", _SERVER, json.dumps(forbidden)], cwd=cwd, env=env,
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                    text=True)
-            assert proc.stdout is not None
-            hello = json.loads(proc.stdout.readline() or "{}")
-        except (OSError, ValueError):
+            self._proc = subprocess.Popen([sys.executable, "-c", _SERVER, json.dumps(forbidden)], cwd=cwd, env=env,
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                          text=True)
+            self._greeted = False
+        except OSError:
             return
-        if hello.get("ready"):
-            self.proc = proc
-        else:
-            proc.wait()
+
+    @property
+    def proc(self) -> subprocess.Popen[str] | None:
+        """The serving process, once it said it is ready (waits for that); None if it cannot serve."""
+        if not self._greeted:
+            self._greeted = True
+            proc = self._proc
+            assert proc is not None and proc.stdout is not None
+            try:
+                hello = json.loads(proc.stdout.readline() or "{}")
+            except (OSError, ValueError):
+                hello = {}
+            if not hello.get("ready"):
+                proc.kill()
+                proc.wait()
+                self._proc = None
+        return self._proc
 
     def run(self, args: list[str], *, cwd: str, env: dict[str, str], path: list[str], prelude: str, out: str,
             timeout: float, write_bytecode: bool = False) -> int | None | str:
@@ -133,16 +150,17 @@ class ForkServer:
         modules included, even under PYTHONDONTWRITEBYTECODE, so that the next child of a scratch copy of
         the project reads it instead of rewriting every test file again (a third of a child's time).
         """
-        if self.proc is None or self.proc.poll() is not None:
-            self.proc = None
+        proc = self.proc
+        if proc is None or proc.poll() is not None:
+            self._proc = None
             return None
         request: dict[str, Any] = {"args": args, "cwd": cwd, "env": env, "path": path, "prelude": prelude,
                                    "out": out, "timeout": timeout, "write_bytecode": write_bytecode}
         try:
-            assert self.proc.stdin is not None and self.proc.stdout is not None
-            self.proc.stdin.write(json.dumps(request) + "\n")
-            self.proc.stdin.flush()
-            reply = json.loads(self.proc.stdout.readline() or "null")
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            reply = json.loads(proc.stdout.readline() or "null")
         except (OSError, ValueError):
             reply = None
         if reply is None:
@@ -152,10 +170,11 @@ class ForkServer:
 
     def close(self) -> None:
         """Stop the server (it also stops by itself when this process goes away: its stdin closes)."""
-        if self.proc is not None:
+        if self._proc is not None:
             try:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+                self._proc.kill()
+                self._proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-            self.proc = None
+            self._proc = None
+            self._greeted = True

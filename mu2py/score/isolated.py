@@ -162,14 +162,24 @@ def _count_run(output: str) -> int:
     return sum(int(n) for n, _ in counts)
 
 
+def warm_up(state: hosted.Host) -> None:
+    """Start this worker's fork server if it is not running yet, without waiting for it (see `ForkServer`).
+
+    Called as soon as a unit asks for a fresh interpreter, so that the server warms up while the worker
+    serves the rest of the first round (isolated units come in a later one).
+    """
+    if state.forks is None:
+        state.forks = ForkServer(sorted({*state.spec.modules, *(m.split(".")[0] for m in state.spec.modules)}),
+                                 state.spec.root, list(state.spec.sys_path))
+
+
 def _fresh_pytest(state: hosted.Host, args: list[str], spec_path: str, tmp: str, timeout: float) -> tuple[Any, str]:
     """`pytest args` in a fresh import of the package with the mutant injected: (exit code or "timeout", output).
 
     Forked from this worker's fork server when it runs, else a new interpreter.
     """
-    if state.forks is None:
-        state.forks = ForkServer(sorted({*state.spec.modules, *(m.split(".")[0] for m in state.spec.modules)}),
-                                 state.spec.root, list(state.spec.sys_path))
+    warm_up(state)
+    assert state.forks is not None
     out = os.path.join(tmp, "pytest.out")
     # in this worker's scratch copy of the project (never the project itself), the children share bytecode
     code = state.forks.run(args, cwd=state.spec.root, env={"MU2PY_MUTANT_SPEC": spec_path},

@@ -18,8 +18,9 @@ from typing import Any
 
 from mu2py.engine.runs import Timeout, wall_alarm
 from mu2py.engine.workers import request_restart
-from mu2py.score import given, hosted, ports
+from mu2py.score import given, hosted, lean, ports
 from mu2py.score.params import restore_params
+from mu2py.score.warned import filters_of
 
 EXAMPLE_TIMEOUT = 1.0  # the least time one example of a @given test gets under a judged run
 last_skipped = False  # the latest `run_test` passed by skipping (a skip or skipif mark, pytest.skip())
@@ -79,6 +80,8 @@ def interrupted_test_code(frame: Any) -> bool:
         code = outer.f_code
         if code.co_name == "pytest_runtest_call" and code.co_filename.endswith(os.path.join("_pytest", "runner.py")):
             return True
+        if code is lean.lean_call.__code__:  # a lean test's call phase (see `lean`)
+            return True
         outer = outer.f_back
     return False
 
@@ -100,7 +103,27 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 def run_test(item: Any, timeout: float | None) -> str:
     """Run one collected test from its fresh start (`hosted.fresh_start`): "passed", "failed" (any phase),
-    "timeout", or "busy" when it gave up waiting to bind a fixed address (see `ports`: the run says nothing)."""
+    "timeout", or "busy" when it gave up waiting to bind a fixed address (see `ports`: the run says nothing).
+
+    A test that may run lean (see `lean`) is called without pytest's per-test protocol; a lean failure
+    is confirmed by a second run through the protocol, which decides (and the test is never run lean again
+    if the protocol passes it).
+    """
+    if lean.eligible(item):
+        outcome = _run(item, timeout, True)
+        if outcome != "failed":
+            return outcome
+        lean.distrust(item)  # until the protocol agrees: a test that fails lean runs through it next time too
+        hosted.restore_tree(hosted.state())  # the confirming run meets the project's files as the lean one did
+        outcome = _run(item, timeout, False)
+        if outcome == "failed":
+            lean.trust(item)
+        return outcome
+    return _run(item, timeout, False)
+
+
+def _run(item: Any, timeout: float | None, lean_run: bool) -> str:
+    """`run_test`'s one run: lean (`lean.call`) or through pytest's protocol."""
     from _pytest.runner import runtestprotocol
 
     state = hosted.state()
@@ -115,10 +138,17 @@ def run_test(item: Any, timeout: float | None) -> str:
     try:
         with wall_alarm(timeout, _on_alarm):
             _testing = True
+            outcome = ""
             try:
-                reports = runtestprotocol(item, nextitem=None, log=False)
+                if lean_run:
+                    outcome = lean.call(item)
+                    reports = []
+                else:
+                    with filters_of(item):
+                        reports = runtestprotocol(item, nextitem=None, log=False)
             except (Timeout, ports.Busy):
                 reports = []
+                outcome = "failed"
             except Exception:  # noqa: BLE001 - pytest's own reporting broke (a mutant disturbed what it relies on)
                 request_restart()
                 replacing = True
@@ -135,6 +165,10 @@ def run_test(item: Any, timeout: float | None) -> str:
             request_restart()  # the alarm may have interrupted pytest's own bookkeeping
             replacing = True
         return "timeout"
-    failed = _subtest_failed or any(r.failed for r in reports)
-    last_skipped = not failed and any(r.skipped for r in reports)
+    if lean_run:
+        failed = outcome == "failed"
+        last_skipped = outcome == "skipped"
+    else:
+        failed = _subtest_failed or any(r.failed for r in reports)
+        last_skipped = not failed and any(r.skipped for r in reports)
     return "failed" if failed else "passed"

@@ -27,7 +27,7 @@ from mu2py.engine.closures import keep_closure_shape
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.engine.workers import request_restart
 from mu2py.score import hosted, killers, ports, runner
-from mu2py.score.isolated import isolated
+from mu2py.score.isolated import isolated, warm_up
 from mu2py.score.reload import ReloadError, reload_with_readers
 from mu2py.score.runner import run_test
 
@@ -303,5 +303,7 @@ def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
     finally:
         if hosted.HOST is not None:
             hosted.restore_tree(hosted.HOST)
+    if result.get("status") == "isolate" and hosted.HOST is not None:
+        warm_up(hosted.HOST)  # its fresh session comes in the next round: the server starts meanwhile
     result.setdefault("seconds", round(time.perf_counter() - start, 4))
     return result

@@ -1,0 +1,136 @@
+"""A test called without pytest's per-test protocol, where that protocol cannot change its outcome.
+
+pytest runs each test through three phases of hooks (setup, call, teardown), each with its own
+report, capture switch, log handler and warnings catcher: about 0.3 ms on this machine, where
+the data-driven tests of a parsing or naming package take 0.02 ms.  A mutant faces dozens of
+such tests and a score run hundreds of mutants, so the protocol is most of the time.
+
+A test is *lean* when nothing but its own call can decide its outcome: a plain function at
+module level (no class, not a coroutine, not a `@given` test), marked with nothing but
+`parametrize` and `filterwarnings`, asking for no fixture but its direct parameters (so no autouse
+fixture, no xunit `setup_function`), every runtest hook it meets implemented by pytest itself or by
+plugins known not to touch the outcome.  Such a test is called directly, with its parameters,
+under the session's global capture (so its output and stdin are what a plain run gives it) and
+the warning filters pytest would give it (see `warned`).
+
+Invariant: a lean run never decides a kill by itself: the runner confirms a lean failure through
+the full protocol (see `runner.run_test`); a test the protocol then passes is never run lean again.
+A lean pass stands: under the conditions above the protocol would add nothing that can fail.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from mu2py.score.warned import filters_of
+
+# the hooks of one test's run; an implementation of any of them from elsewhere may change its outcome
+_RUNTEST_HOOKS = ("pytest_runtest_protocol", "pytest_runtest_setup", "pytest_runtest_call",
+                  "pytest_runtest_teardown", "pytest_runtest_makereport", "pytest_pyfunc_call",
+                  "pytest_fixture_setup", "pytest_runtest_logstart", "pytest_runtest_logfinish")
+# pytest's own plugins, Hypothesis' (it acts on `@given` tests only, which are never lean) and this tool's
+_KNOWN_PLUGINS = ("_pytest.", "pytest", "_hypothesis_pytestplugin", "hypothesis.", "mu2py.")
+
+_verdicts: dict[Any, bool] = {}  # per item: whether it may run lean (decided once per worker)
+
+
+def _plugin_module(plugin: Any) -> str:
+    """The module a plugin (a module or an instance) comes from."""
+    return getattr(plugin, "__name__", None) if inspect.ismodule(plugin) else type(plugin).__module__
+
+
+def _decide(item: Any) -> bool:
+    from _pytest.python import Function
+
+    if type(item) is not Function or getattr(item, "cls", None) is not None:
+        return False
+    function = getattr(item, "obj", None)
+    if (function is None or inspect.iscoroutinefunction(function) or inspect.isgeneratorfunction(function)
+            or inspect.isasyncgenfunction(function) or hasattr(function, "hypothesis")):
+        return False
+    if any(mark.name not in ("parametrize", "filterwarnings") for mark in item.iter_markers()):
+        return False
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    info = item._fixtureinfo
+    if not set(info.names_closure) <= set(params) or not set(info.argnames) <= set(params):
+        return False
+    for name in info.names_closure:  # direct parameters only: an indirect one runs its fixture
+        if any(getattr(d.func, "__name__", "") != "get_direct_param_fixture_func"
+               for d in info.name2fixturedefs.get(name, ())):
+            return False
+    for hook in _RUNTEST_HOOKS:
+        caller = getattr(item.ihook, hook, None)
+        for impl in caller.get_hookimpls() if caller is not None else ():
+            if not (_plugin_module(impl.plugin) or "").startswith(_KNOWN_PLUGINS):
+                return False
+    return True
+
+
+def eligible(item: Any) -> bool:
+    """Whether `item` may run lean (see the module docstring); decided once per item, False on any doubt."""
+    verdict = _verdicts.get(item)
+    if verdict is None:
+        try:
+            verdict = _decide(item)
+        except Exception:  # noqa: BLE001 - an item of a shape pytest's internals here do not expect: no doubt allowed
+            verdict = False
+        _verdicts[item] = verdict
+    return verdict
+
+
+def distrust(item: Any) -> None:
+    """Never run `item` lean again (its lean run failed where the full protocol passed)."""
+    _verdicts[item] = False
+
+
+def call(item: Any) -> str:
+    """Call the lean test `item` once: "passed", "failed" or "skipped" (pytest.skip or pytest.xfail inside it).
+
+    Exceptions the caller owns (the runner's timeout, a wait to bind an address) propagate, as do
+    KeyboardInterrupt and pytest.exit.
+    """
+    from _pytest.outcomes import Exit, Skipped, XFailed
+
+    params = item.callspec.params if hasattr(item, "callspec") else {}
+    args = {name: params[name] for name in item._fixtureinfo.argnames}
+    capture = item.config.pluginmanager.getplugin("capturemanager")
+    capturing = capture is not None and capture.is_globally_capturing()
+    if capturing:
+        capture.resume_global_capture()
+    try:
+        with filters_of(item):
+            return lean_call(item.obj, args)
+    except (Skipped, XFailed):
+        return "skipped"
+    except (KeyboardInterrupt, Exit):
+        raise
+    finally:
+        if capturing:
+            capture.suspend_global_capture(in_=False)
+            capture.read_global_capture()  # nobody reads it: dropped, as the protocol's reports would be
+
+
+def lean_call(function: Any, args: dict[str, Any]) -> str:
+    """The test's own call: "passed", or "failed" on any exception but the ones `call` lets through.
+
+    Its frame marks a lean test's call phase for the runner's alarm (see `runner.interrupted_test_code`).
+    """
+    from _pytest.outcomes import Exit, Skipped, XFailed
+
+    from mu2py.engine.runs import Timeout
+    from mu2py.score.ports import Busy
+
+    try:
+        result = function(**args)
+    except (Timeout, Busy, Skipped, XFailed, KeyboardInterrupt, Exit):
+        raise
+    except BaseException:  # noqa: BLE001 - pytest fails a test on SystemExit and every other exception alike
+        return "failed"
+    # a coroutine or async iterator returned: pytest fails the test (no async plugin is known here)
+    return "failed" if hasattr(result, "__await__") or hasattr(result, "__aiter__") else "passed"
+
+
+def trust(item: Any) -> None:
+    """Run `item` lean again (the full protocol confirmed the failure its lean run found)."""
+    _verdicts[item] = True
