@@ -28,8 +28,9 @@ import os
 import shutil
 import signal
 import sys
-import tempfile
 from typing import Any
+
+from mu2py.store.scratch import make_scratch
 
 # audit events that change a path: which arguments are paths, and whether the change follows a final
 # symlink (the file it points to changes) or not (the directory entry itself changes)
@@ -63,32 +64,12 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 _MIRROR_PREFIX = "mu2py-host-"
 
 
-def _sweep_stale_mirrors() -> None:
-    """Remove the scratch directories of mu2py processes that died without removing them (killed, say)."""
-    folder = tempfile.gettempdir()
-    try:
-        names = [n for n in os.listdir(folder) if n.startswith(_MIRROR_PREFIX)]
-    except OSError:
-        return
-    for name in names:
-        owner = name[len(_MIRROR_PREFIX):].partition("-")[0]
-        if not owner.isdigit():
-            continue
-        try:
-            os.kill(int(owner), 0)
-        except ProcessLookupError:
-            remove_mirror(os.path.join(folder, name))
-        except OSError:
-            pass  # alive, someone else's
-
-
 def make_mirror(source: str) -> str:
     """A new scratch directory holding a symbolic link to every entry of `source` (the user's directory).
 
     Its name carries this process's pid, so that a later mu2py removes it if this one dies first.
     """
-    _sweep_stale_mirrors()
-    scratch = tempfile.mkdtemp(prefix=f"{_MIRROR_PREFIX}{os.getpid()}-")
+    scratch = make_scratch(_MIRROR_PREFIX)
     try:
         names = os.listdir(source)
     except OSError:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -34,6 +33,7 @@ from mu2py.score.plan import OUT_OF_SCOPE, isolated_unit, plan
 from mu2py.score.reports import identifiers
 from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.score.units import run_unit
+from mu2py.store.scratch import make_scratch
 
 
 def score(spec: SuiteSpec, config: ScoreConfig,
@@ -56,8 +56,9 @@ def score(spec: SuiteSpec, config: ScoreConfig,
     cache = VerdictCache(config.cache)
     hashes = {m.name: m.source_hash for m in program.target.modules}
     progress = (lambda phase: on_progress(state, phase)) if on_progress else (lambda phase: None)
-    # each worker runs the suite in its own copy of the project, made under this folder (see `sandbox`)
-    scratch = tempfile.mkdtemp(prefix="mu2py-score-")
+    # each worker runs the suite in its own copy of the project, made under this folder (see `sandbox`); a run
+    # killed outright leaves its folder behind, for the next run to remove
+    scratch = make_scratch("mu2py-score-")
     spec = replace(spec, scratch=scratch)
 
     try:

@@ -157,16 +157,22 @@ def _journal_lines(path: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
 
 
-def test_killed_mid_run_resumes_and_leaves_the_project_as_found(tmp_path, capsys):
-    """kill -9 in the middle of the mutants: the verdicts reached are on disk and come back on the next run;
-    a mutant that deletes the data file the tests read leaves it in place and misjudges no later mutant;
-    an edited data file judges every mutant anew; --fail-under and the plain progress lines."""
+def test_killed_mid_run_resumes_and_leaves_the_project_as_found(tmp_path, capsys, monkeypatch):
+    """kill -9 in the middle of the mutants: the verdicts reached are on disk and come back on the next run,
+    which also removes the killed run's scratch copies of the project; a mutant that deletes the data file
+    the tests read leaves it in place and misjudges no later mutant; an edited data file judges every mutant
+    anew; --fail-under and the plain progress lines."""
     import os
     import signal
     import subprocess
     import sys
+    import tempfile
     import time
 
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     root = tmp_path / "project"
     shutil.copytree(DATAFILE, root)
     cache = root / ".mu2py-cache" / "score.json"
@@ -182,10 +188,13 @@ def test_killed_mid_run_resumes_and_leaves_the_project_as_found(tmp_path, capsys
     os.killpg(proc.pid, signal.SIGKILL)  # the CLI and its workers, as a crash would
     proc.wait()
     assert (root / "tests" / "greeting.txt").read_text() == "hello\n"
+    left = list(scratch.glob(f"mu2py-score-{proc.pid}-*"))
+    assert left  # the killed run could not remove its workers' copies of the project
     saved = _journal_lines(journal)
     assert saved >= 3 and not cache.exists()  # never saved whole: the journal alone holds them
     resumed = _score(root, capsys, "--paths", "data_pkg", "--tests", "tests")
     assert resumed["summary"]["cached"] >= saved - 1  # a torn last line at most is lost
+    assert not any(path.exists() for path in left) and not list(scratch.glob("mu2py-score-*"))
     assert cache.exists() and not journal.exists()
     assert (root / "tests" / "greeting.txt").read_text() == "hello\n"
     found = {(m["line"], m["mutated"]): m for m in resumed["mutants"]}
