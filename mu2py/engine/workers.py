@@ -65,6 +65,18 @@ class InProcess:
 
 
 _restart_requested = False
+_parent: Any = None  # inside a worker: its connection to the parent (see `extend_deadline`)
+
+
+def extend_deadline(seconds: float) -> None:
+    """Called by a unit inside a worker: move its deadline `seconds` later (time it spent waiting, not working).
+
+    Sent to the parent at once, as the unit runs: the parent's deadline is a backstop for a worker stuck
+    in C code, where no alarm of the worker's own can fire; a wait for another worker (a lock) is no hang.
+    A no-op outside a worker process.
+    """
+    if _parent is not None and seconds > 0:
+        send(_parent, ("extend", -1, seconds))
 
 
 def request_restart() -> None:
@@ -83,7 +95,9 @@ def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: t
 
     from mu2py.engine.child import die_with_parent
 
+    global _parent
     die_with_parent()  # a worker whose parent was killed must not run on as an orphan
+    _parent = conn
 
     def serve() -> None:
         send(conn, ("ready", -1, None))
@@ -186,6 +200,9 @@ class Processes:
                         kind, index, payload = "died", worker.unit, None
                     if kind == "ready":
                         worker.ready = True
+                        continue
+                    if kind == "extend":  # the unit waited (see `extend_deadline`): that time is not its own
+                        worker.started += payload
                         continue
                     if kind in ("ok", "restart"):
                         worker.unit = None

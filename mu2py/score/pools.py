@@ -96,9 +96,18 @@ def host_entry(spec: SuiteSpec, catalog: Catalog | None, serve: Callable[[], Non
     host(spec, serve_then_exit, catalog)
 
 
+SLACK = 10.0
+"""Seconds a unit's deadline allows beyond its tests' timeouts: a kill's check on the original, restoring files."""
+
+
 def deadline(unit: dict[str, Any]) -> float:
-    """Seconds a unit may take before its worker is killed (the baseline has none)."""
-    # the per-test timeouts interrupt Python code; this backstop kills a worker stuck inside C
+    """Seconds a unit may take before its worker is killed (the baseline has none).
+
+    Waits for another worker (the bind lock) and a worker's one-off bookkeeping (recording what each
+    test runs) move it later as they happen (`workers.extend_deadline`).
+    """
+    # the per-test timeouts interrupt Python code; this backstop kills a worker stuck inside C, where a mutant
+    # may also be filling memory (`"".join` of an endless iterator: about 200 MB/s), so it comes soon after
     if unit["kind"] == "baseline":
         return float("inf")  # the original suite's own time is what the baseline measures
-    return float(unit.get("timeout") or sum(entry[1] for entry in unit["tests"])) + 30.0
+    return float(unit.get("timeout") or sum(entry[1] for entry in unit["tests"])) + SLACK

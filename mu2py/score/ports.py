@@ -8,8 +8,9 @@ runs after the other one let go: the collision counted as a kill.  So a test hol
 interpreter on the machine) from its first bind of a fixed address to its end; meanwhile another
 test that binds one waits, its timeout paused.
 
-A unit's wait has a budget (its deadline allows its tests' timeouts and 30 s more): a bind
-still waiting when it runs out raises `Busy`, and the test's outcome says nothing (`busy`).
+A unit's wait has a budget: a bind still waiting when it runs out raises `Busy`, and the test's
+outcome says nothing (`busy`).  The wait moves the unit's deadline in the parent as much
+(`workers.extend_deadline`).
 
 Invariant: a process holds the lock only while one of its tests runs (`release` at its end;
 a process that dies releases it with its file descriptors).
@@ -26,9 +27,13 @@ import threading
 import time
 from typing import Any
 
+from mu2py.engine.workers import extend_deadline
+
 LOCK_FILE = os.path.join(tempfile.gettempdir(), "mu2py-bind.lock")
 WAIT_BUDGET = 20.0
-"""Seconds one unit's tests may wait for the lock in all (under the 30 s its deadline adds to its timeouts)."""
+"""Seconds one unit's tests may wait for the lock in all."""
+CREDIT_EVERY = 1.0
+"""Seconds of waiting between two messages moving the unit's deadline (well under `pools.SLACK`)."""
 
 budget = math.inf  # seconds left to wait in the current unit (see `new_unit`)
 busy = False  # the running test's bind gave up waiting (see `Busy`)
@@ -68,22 +73,29 @@ def hold() -> None:
         except OSError:
             return  # no shared file to lock: the test binds as it would have
         remaining, interval = signal.setitimer(signal.ITIMER_REAL, 0)
-        start = time.monotonic()
+        start = credited = time.monotonic()
         try:
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     break
                 except BlockingIOError:
-                    if time.monotonic() - start >= budget:
+                    now = time.monotonic()
+                    if now - start >= budget:
                         busy = True
                         raise Busy(f"waited {budget:.0f} s for another test's bind to end") from None
+                    if now - credited >= CREDIT_EVERY:
+                        # the unit's deadline in the parent pauses as its timer does, while the wait goes on
+                        extend_deadline(now - credited)
+                        credited = now
                     time.sleep(0.01)
         except BaseException:
             os.close(fd)
             raise
         finally:
-            budget = max(0.0, budget - (time.monotonic() - start))
+            now = time.monotonic()
+            budget = max(0.0, budget - (now - start))
+            extend_deadline(now - credited)
             if remaining:
                 signal.setitimer(signal.ITIMER_REAL, remaining, interval)
         _held = fd

@@ -25,7 +25,7 @@ from typing import Any
 
 from mu2py.engine.closures import keep_closure_shape
 from mu2py.engine.swap import CodeSwap, SwapError
-from mu2py.engine.workers import request_restart
+from mu2py.engine.workers import extend_deadline, request_restart
 from mu2py.score import hosted, killers, ports, runner
 from mu2py.score.isolated import isolated, warm_up
 from mu2py.score.reload import ReloadError, reload_with_readers
@@ -264,6 +264,7 @@ def _executed(state: hosted.Host) -> list[frozenset[Any]] | None:
     worker, each test from its fresh start, by running the suite on the original under a profile hook); None
     when a test gave up waiting to bind (a record cut short would hide the code the test runs)."""
     if state.executed is None:
+        started = time.perf_counter()
         _, modules = hosted.import_graph(state)
         files = {f for m in modules.values() for f in (m.__file__, os.path.realpath(m.__file__ or ""))}
         executed = []
@@ -285,6 +286,7 @@ def _executed(state: hosted.Host) -> list[frozenset[Any]] | None:
             executed.append(frozenset(seen))
         state.executed = executed
         hosted.restore_tree(state)
+        extend_deadline(time.perf_counter() - started)  # the whole suite once, for this worker: not the unit's
     return state.executed
 
 
@@ -296,7 +298,7 @@ UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
     """Dispatch a unit by its `kind` (the function every score worker runs); the result says how long it took."""
     start = time.perf_counter()
-    # the baseline has no deadline; every other unit's allows its tests' timeouts and 30 s more
+    # the baseline has no deadline; every other unit's allows its tests' timeouts and `pools.SLACK` more
     ports.new_unit(math.inf if unit["kind"] == "baseline" else ports.WAIT_BUDGET)
     try:
         result = UNITS[unit["kind"]](unit)

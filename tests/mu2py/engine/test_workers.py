@@ -23,6 +23,11 @@ def work(unit):
         time.sleep(60)  # inside C: no signal-based timeout in this process would stop it
     if kind == "raise":
         raise ValueError("bug")
+    if kind == "wait":  # waiting for another worker, saying so as it goes: no hang
+        from mu2py.engine.workers import extend_deadline
+        for _ in range(4):
+            time.sleep(value / 4)
+            extend_deadline(value / 4)
     return value * 2
 '''
 
@@ -65,3 +70,12 @@ def test_worker_that_cannot_start_is_an_error_not_a_restart_loop(work):
     with Processes(1, initializer=executor_units_mod.bad_init) as pool, pytest.raises(WorkerError, match="start"):
         list(pool.map_unordered(work, [("ok", 1)]))
     assert pool.restarts == 0
+
+
+def test_a_unit_that_says_it_waited_gets_that_much_more_time(work):
+    """A deadline is a backstop for a worker stuck in C; time a unit reports as waiting (for a lock another
+    worker holds) moves it later as the wait goes on."""
+    with Processes(1, retries=0) as pool:
+        results = dict(pool.map_unordered(work, [("wait", 2.4), ("hang", 0)], deadline=1.5))
+    assert results[0] == 4.8
+    assert isinstance(results[1], Lost) and "deadline" in results[1].reason

@@ -94,7 +94,7 @@ def test_the_lock_waits_for_another_process_and_pauses_the_timeout(tmp_path, mon
 
 
 def test_a_wait_past_the_units_budget_gives_up(tmp_path, monkeypatch):
-    """A unit's deadline allows 30 s more than its tests' timeouts: past its budget a bind gives up (`busy`), and
+    """A unit's waits have a budget of their own: past it a bind gives up (`busy`), and
     the unit is judged again later, instead of its worker being killed as hung (a false timeout)."""
     lock = tmp_path / "bind.lock"
     monkeypatch.setattr(ports, "LOCK_FILE", str(lock))
