@@ -126,6 +126,15 @@ def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: t
         serve()
 
 
+def resident_bytes(pid: int) -> int:
+    """The resident memory of process `pid` in bytes (0 where /proc cannot tell: no limit is enforced there)."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 @dataclass
 class _Worker:
     process: Any
@@ -146,6 +155,9 @@ class Processes:
         self.workers = workers
         self.retries = retries
         self.restarts = 0
+        # bytes of resident memory a worker may hold while it runs a unit (None: no limit); past it the worker
+        # is killed like one past its deadline: a unit stuck in C code may be filling memory as fast as it can
+        self.memory_limit: int | None = None
         self._ctx = mp.get_context(context)
         self._init = (initializer, initargs, hosting)
         self._pool: list[_Worker] = [self._start() for _ in range(workers)]
@@ -223,6 +235,9 @@ class Processes:
                     limit = deadline(units[worker.unit]) if callable(deadline) else deadline
                     if time.monotonic() - worker.started > limit:
                         lost_reason = f"overran the {limit:g}s deadline"
+                if (lost_reason is None and self.memory_limit is not None and worker.unit is not None
+                        and resident_bytes(worker.process.pid) > self.memory_limit):
+                    lost_reason = f"held over {self.memory_limit // 2**20} MB of memory"
                 if lost_reason is None:
                     continue
                 index = worker.unit

@@ -35,6 +35,9 @@ from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.score.units import run_unit
 from mu2py.store.scratch import make_scratch
 
+MEMORY_HEADROOM = 2**30
+"""Bytes a worker may hold beyond twice the original suite's peak while it judges a mutant (local workers)."""
+
 
 def score(spec: SuiteSpec, config: ScoreConfig,
           on_progress: Callable[[ScoreRun, str], None] | None = None) -> ScoreRun:
@@ -79,6 +82,10 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             if "error" in base:
                 raise UserError(base["error"])
             state.tests = base["tests"]
+            if hasattr(pool, "memory_limit"):
+                # twice what the original suite needed at its peak, and a GiB more: a mutant past that is filling
+                # memory (inside C, where no timeout reaches it) and its worker is killed before the machine suffers
+                pool.memory_limit = 2 * base.get("peak_rss", 0) + MEMORY_HEADROOM
             if tuple(base["modules"]) != spec.modules:  # the suite imports a file under another name
                 spec = replace(spec, modules=tuple(base["modules"]))
                 program = state.program = build_program(spec)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -88,7 +89,13 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
         volatile.extend(hosted.restore_tree(state))
     opened, state.opened = sorted(state.opened), None
     return {"tests": tests, "unprobed": unprobed, "opened": opened, "volatile": sorted(set(volatile)),
-            "unimportable": dict(state.unimportable), "modules": list(state.spec.modules)}
+            "unimportable": dict(state.unimportable), "modules": list(state.spec.modules), "peak_rss": peak_rss()}
+
+
+def peak_rss() -> int:
+    """This process's peak resident memory so far, in bytes."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # Linux counts kilobytes, macOS bytes
 
 
 def _compiled(state: hosted.Host, index: int) -> tuple[Any, Any]:

@@ -23,6 +23,12 @@ def work(unit):
         time.sleep(60)  # inside C: no signal-based timeout in this process would stop it
     if kind == "raise":
         raise ValueError("bug")
+    if kind == "eat":  # holds ever more memory, slowly enough for the parent to look
+        held = []
+        for _ in range(200):
+            held.append(bytearray(value))
+            time.sleep(0.01)
+        return len(held)
     if kind == "wait":  # waiting for another worker, saying so as it goes: no hang
         from mu2py.engine.workers import extend_deadline
         for _ in range(4):
@@ -79,3 +85,13 @@ def test_a_unit_that_says_it_waited_gets_that_much_more_time(work):
         results = dict(pool.map_unordered(work, [("wait", 2.4), ("hang", 0)], deadline=1.5))
     assert results[0] == 4.8
     assert isinstance(results[1], Lost) and "deadline" in results[1].reason
+
+
+def test_a_worker_holding_more_memory_than_allowed_is_killed(work):
+    with Processes(1, retries=0) as pool:
+        pool.memory_limit = 400 * 2**20
+        results = dict(pool.map_unordered(work, [("eat", 4 * 2**20), ("ok", 1)]))
+        assert isinstance(results[0], Lost) and "400 MB of memory" in results[0].reason
+        assert results[1] == 2  # a new worker took over
+        pool.memory_limit = 2**40
+        assert dict(pool.map_unordered(work, [("eat", 2**20)])) == {0: 200}

@@ -2,7 +2,7 @@
 
 tests/data/score_lean: table-driven tests (lean), a test that passes only under pytest's own
 protocol (it reads PYTEST_CURRENT_TEST), a `filterwarnings("error")` test, a fixture test and a
-class test (never lean).
+class test (never lean); and a mutant that fills memory inside C code.
 """
 
 from __future__ import annotations
@@ -50,6 +50,13 @@ def test_table_driven_tests_kill_and_time_out_as_under_pytest(scored):
     assert scored[(5, '"child"', '"XXchildXX"')]["status"] == "survived"  # no test asks for a child
 
 
+def test_a_mutant_filling_memory_inside_c_costs_its_worker_not_the_machine(scored):
+    # zip(itertools.repeat("-")) never ends, and "".join gathers it inside C, where no alarm reaches: the
+    # worker is killed once it holds twice the original suite's peak memory and a GiB more
+    endless = scored[(37, 'zip(word, itertools.repeat("-"))', 'zip(itertools.repeat("-"))')]
+    assert endless["status"] == "killed" and "MB of memory" in endless["killed_by"], endless
+
+
 def test_a_warning_the_test_s_filters_make_an_error_kills(scored):
     # `if word:` makes shout("a") warn; test_shout_quietly's filterwarnings("error") turns that into its
     # failure, in pytest's protocol and in a lean call alike (it was a survivor when the worker called
@@ -90,7 +97,8 @@ def test_which_tests_run_lean_and_what_a_lean_call_says(tmp_path, monkeypatch):
         "test_shout_quietly": True,  # filterwarnings: applied by the lean call too
         "test_shout_in": False,  # a fixture (tmp_path)
         "TestShout::test_word": False,  # a class
-        "test_skipped_inside": True, "test_marked": False,  # a mark other than parametrize / filterwarnings
+        "test_dashed": True, "test_skipped_inside": True,
+        "test_marked": False,  # a mark other than parametrize / filterwarnings
     }
     assert items.outcomes["test_plural[bus-buses]"] == "passed"
     assert items.outcomes["test_runs_under_pytest"] == "failed"  # no protocol, no PYTEST_CURRENT_TEST

@@ -29,3 +29,9 @@ def repeat(word, times):
         out += word
         times -= 1
     return out
+
+
+def dashed(word):
+    import itertools
+
+    return "".join(itertools.chain.from_iterable(zip(word, itertools.repeat("-"))))

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from lean_pkg.words import article, plural, repeat, shout
+from lean_pkg.words import article, dashed, plural, repeat, shout
 
 
 @pytest.mark.parametrize(("word", "expected"), [("cat", "cats"), ("bus", "buses"), ("person", "people")])
@@ -15,6 +15,10 @@ def test_runs_under_pytest():
     assert "test_runs_under_pytest" in os.environ.get("PYTEST_CURRENT_TEST", "")
     assert plural("dog") == "dogs"
     assert article("dog") == "a"
+
+
+def test_dashed():
+    assert dashed("ab") == "a-b-"
 
 
 @pytest.mark.parametrize("times", [0, 2])
