@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from mu2py.engine.scratch import make_scratch
 from mu2py.engine.workers import Lost, WorkerError
 from mu2py.errors import UserError
 from mu2py.score import pools
@@ -33,7 +34,6 @@ from mu2py.score.plan import OUT_OF_SCOPE, isolated_unit, plan
 from mu2py.score.reports import identifiers
 from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.score.units import run_unit
-from mu2py.store.scratch import make_scratch
 
 MEMORY_HEADROOM = 2**30
 """Bytes a worker may hold beyond twice the original suite's peak while it judges a mutant (local workers)."""

@@ -271,7 +271,9 @@ def _executed(state: hosted.Host) -> list[frozenset[Any]] | None:
     worker, each test from its fresh start, by running the suite on the original under a profile hook); None
     when a test gave up waiting to bind (a record cut short would hide the code the test runs)."""
     if state.executed is None:
-        started = time.perf_counter()
+        # the whole suite once, for this worker, is no part of the unit's own time: its deadline in the parent
+        # moves as each test ends (a suite longer than the slack would otherwise pass for a hang)
+        credited = time.perf_counter()
         _, modules = hosted.import_graph(state)
         files = {f for m in modules.values() for f in (m.__file__, os.path.realpath(m.__file__ or ""))}
         executed = []
@@ -287,13 +289,16 @@ def _executed(state: hosted.Host) -> list[frozenset[Any]] | None:
                 outcome = run_test(item, None)
             finally:
                 sys.setprofile(None)
+            now = time.perf_counter()
+            extend_deadline(now - credited)
+            credited = now
             if outcome == "busy":
                 hosted.restore_tree(state)
                 return None
             executed.append(frozenset(seen))
         state.executed = executed
         hosted.restore_tree(state)
-        extend_deadline(time.perf_counter() - started)  # the whole suite once, for this worker: not the unit's
+        extend_deadline(time.perf_counter() - credited)
     return state.executed
 
 
