@@ -5,13 +5,13 @@ report, capture switch, log handler and warnings catcher: about 0.3 ms on this m
 the data-driven tests of a parsing or naming package take 0.02 ms.  A mutant faces dozens of
 such tests and a score run hundreds of mutants, so the protocol is most of the time.
 
-A test is *lean* when nothing but its own call can decide its outcome: a plain function at
-module level (no class, not a coroutine, not a `@given` test), marked with nothing but
-`parametrize` and `filterwarnings`, asking for no fixture but its direct parameters (so no autouse
-fixture, no xunit `setup_function`), every runtest hook it meets implemented by pytest itself or by
-plugins known not to touch the outcome.  Such a test is called directly, with its parameters,
-under the session's global capture (so its output and stdin are what a plain run gives it) and
-the warning filters pytest would give it (see `warned`).
+A test is *lean* when nothing but its own call can decide its outcome: a plain function (at
+module level or in a plain test class; not unittest's, not a coroutine, not a `@given` test),
+marked with nothing but `parametrize` and `filterwarnings`, asking for no fixture but its direct
+parameters (so no autouse fixture, no xunit `setup_function` or `setup_method`), every runtest
+hook it meets implemented by pytest itself or by plugins known not to touch the outcome.  Such a
+test is called directly, with its parameters, under the session's global capture (so its output
+and stdin are what a plain run gives it) and the warning filters pytest would give it (see `warned`).
 
 Invariant: a lean run never decides a kill by itself: the runner confirms a lean failure through
 the full protocol (see `runner.run_test`); a test the protocol then passes is never run lean again.
@@ -30,7 +30,10 @@ _RUNTEST_HOOKS = ("pytest_runtest_protocol", "pytest_runtest_setup", "pytest_run
                   "pytest_runtest_teardown", "pytest_runtest_makereport", "pytest_pyfunc_call",
                   "pytest_fixture_setup", "pytest_runtest_logstart", "pytest_runtest_logfinish")
 # pytest's own plugins, Hypothesis' (it acts on `@given` tests only, which are never lean) and this tool's
-_KNOWN_PLUGINS = ("_pytest.", "pytest", "_hypothesis_pytestplugin", "hypothesis.", "mu2py.")
+# pytest-cov's (it pauses or labels coverage around a call) and anyio's (it runs a test that asks for its
+# `anyio_backend` fixture, which a lean test does not)
+_KNOWN_PLUGINS = ("_pytest.", "pytest", "_hypothesis_pytestplugin", "hypothesis.", "mu2py.", "pytest_cov.",
+                  "anyio.")
 
 _verdicts: dict[Any, bool] = {}  # per item: whether it may run lean (decided once per worker)
 
@@ -43,7 +46,9 @@ def _plugin_module(plugin: Any) -> str:
 def _decide(item: Any) -> bool:
     from _pytest.python import Function
 
-    if type(item) is not Function or getattr(item, "cls", None) is not None:
+    # a method of a plain test class is called as the protocol calls it (`item.obj`, bound to the item's own
+    # instance); xunit `setup_method` and the like are autouse fixtures, which the closure check below refuses
+    if type(item) is not Function:
         return False
     function = getattr(item, "obj", None)
     if (function is None or inspect.iscoroutinefunction(function) or inspect.isgeneratorfunction(function)

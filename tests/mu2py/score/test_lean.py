@@ -1,8 +1,8 @@
 """Tests run without pytest's per-test protocol (`mu2py.score.lean`) judge mutants as pytest's protocol does.
 
 tests/data/score_lean: table-driven tests (lean), a test that passes only under pytest's own
-protocol (it reads PYTEST_CURRENT_TEST), a `filterwarnings("error")` test, a fixture test and a
-class test (never lean); and a mutant that fills memory inside C code.
+protocol (it reads PYTEST_CURRENT_TEST), a `filterwarnings("error")` test, a plain class's test, a fixture test
+(never lean) and a unittest class; and a mutant that fills memory inside C code.
 """
 
 from __future__ import annotations
@@ -96,7 +96,9 @@ def test_which_tests_run_lean_and_what_a_lean_call_says(tmp_path, monkeypatch):
         "test_runs_under_pytest": True, "test_repeat[0]": True, "test_repeat[2]": True,
         "test_shout_quietly": True,  # filterwarnings: applied by the lean call too
         "test_shout_in": False,  # a fixture (tmp_path)
-        "TestShout::test_word": False,  # a class
+        "TestShout::test_word": True,  # a plain class's method
+        "TestWithSetup::test_plural": False,  # its setup_method is an autouse fixture
+        "TestUnit::test_shout": False,  # unittest's
         "test_dashed": True, "test_skipped_inside": True,
         "test_marked": False,  # a mark other than parametrize / filterwarnings
     }

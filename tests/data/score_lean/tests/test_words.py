@@ -1,4 +1,5 @@
 import os
+import unittest
 
 import pytest
 
@@ -41,3 +42,16 @@ def test_shout_in(tmp_path):
 class TestShout:
     def test_word(self):
         assert shout("x") == "X!"
+
+
+class TestWithSetup:
+    def setup_method(self):
+        self.word = "cat"
+
+    def test_plural(self):
+        assert plural(self.word) == "cats"
+
+
+class TestUnit(unittest.TestCase):
+    def test_shout(self):
+        self.assertEqual(shout("y"), "Y!")
