@@ -6,12 +6,16 @@ the data-driven tests of a parsing or naming package take 0.02 ms.  A mutant fac
 such tests and a score run hundreds of mutants, so the protocol is most of the time.
 
 A test is *lean* when nothing but its own call can decide its outcome: a plain function (at
-module level or in a plain test class; not unittest's, not a coroutine, not a `@given` test),
-marked with nothing but `parametrize` and `filterwarnings`, asking for no fixture but its direct
-parameters (so no autouse fixture, no xunit `setup_function` or `setup_method`), every runtest
-hook it meets implemented by pytest itself or by plugins known not to touch the outcome.  Such a
-test is called directly, with its parameters, under the session's global capture (so its output
-and stdin are what a plain run gives it) and the warning filters pytest would give it (see `warned`).
+module level or in a plain test class; not a coroutine, not a `@given` test), marked with nothing
+but `parametrize` and `filterwarnings`, asking for no fixture but its direct parameters (so no
+autouse fixture, no xunit `setup_function` or `setup_method`), every runtest hook it meets
+implemented by pytest itself or by plugins known not to touch the outcome.  Such a test is called
+directly, with its parameters, under the session's global capture (so its output and stdin are
+what a plain run gives it) and the warning filters pytest would give it (see `warned`).  A
+unittest method qualifies on the same terms, its class's `setUpClass` being the only fixture
+pytest gives it: it runs as unittest runs it, between `setUpClass` and `tearDownClass`, and its
+result is read as pytest reads it (an expected failure passes; an unexpected success, a failing
+subtest or an error in a class cleanup fails).
 
 Invariant: a lean run never decides a kill by itself: the runner confirms a lean failure through
 the full protocol (see `runner.run_test`); a test the protocol then passes is never run lean again.
@@ -21,6 +25,7 @@ A lean pass stands: under the conditions above the protocol would add nothing th
 from __future__ import annotations
 
 import inspect
+import unittest
 from typing import Any
 
 from mu2py.score.warned import filters_of
@@ -45,7 +50,10 @@ def _plugin_module(plugin: Any) -> str:
 
 def _decide(item: Any) -> bool:
     from _pytest.python import Function
+    from _pytest.unittest import TestCaseFunction
 
+    if type(item) is TestCaseFunction:
+        return _decide_unittest(item)
     # a method of a plain test class is called as the protocol calls it (`item.obj`, bound to the item's own
     # instance); xunit `setup_method` and the like are autouse fixtures, which the closure check below refuses
     if type(item) is not Function:
@@ -64,12 +72,32 @@ def _decide(item: Any) -> bool:
         if any(getattr(d.func, "__name__", "") != "get_direct_param_fixture_func"
                for d in info.name2fixturedefs.get(name, ())):
             return False
+    return _known_hooks(item)
+
+
+def _known_hooks(item: Any) -> bool:
+    """Whether every runtest hook `item` meets comes from pytest or a plugin known not to touch an outcome."""
     for hook in _RUNTEST_HOOKS:
         caller = getattr(item.ihook, hook, None)
         for impl in caller.get_hookimpls() if caller is not None else ():
             if not (_plugin_module(impl.plugin) or "").startswith(_KNOWN_PLUGINS):
                 return False
     return True
+
+
+def _decide_unittest(item: Any) -> bool:
+    """A unittest method whose class pytest would only set up and tear down (`setUpClass`, `tearDownClass`)."""
+    cls = getattr(item.parent, "obj", None)
+    if not isinstance(cls, type) or not issubclass(cls, unittest.TestCase) or getattr(cls, "__unittest_skip__", False):
+        return False
+    if inspect.iscoroutinefunction(item.obj) or item.config.getoption("usepdb", False):
+        return False  # an async method runs in its case's own loop; --pdb postpones tearDown
+    if any(mark.name != "filterwarnings" for mark in item.iter_markers()):
+        return False
+    class_fixture = f"_unittest_setUpClass_fixture_{cls.__qualname__}"
+    if any(name not in (class_fixture, "request") for name in item._fixtureinfo.names_closure):
+        return False  # an autouse fixture, xunit's setup_method
+    return _known_hooks(item)
 
 
 def eligible(item: Any) -> bool:
@@ -97,15 +125,16 @@ def call(item: Any) -> str:
     """
     from _pytest.outcomes import Exit, Skipped, XFailed
 
-    params = item.callspec.params if hasattr(item, "callspec") else {}
-    args = {name: params[name] for name in item._fixtureinfo.argnames}
     capture = item.config.pluginmanager.getplugin("capturemanager")
     capturing = capture is not None and capture.is_globally_capturing()
     if capturing:
         capture.resume_global_capture()
     try:
         with filters_of(item):
-            return lean_call(item.obj, args)
+            if isinstance(item.parent.obj, type) and issubclass(item.parent.obj, unittest.TestCase):
+                return lean_case(item.parent.obj, item.name)
+            params = item.callspec.params if hasattr(item, "callspec") else {}
+            return lean_call(item.obj, {name: params[name] for name in item._fixtureinfo.argnames})
     except (Skipped, XFailed):
         return "skipped"
     except (KeyboardInterrupt, Exit):
@@ -134,6 +163,35 @@ def lean_call(function: Any, args: dict[str, Any]) -> str:
         return "failed"
     # a coroutine or async iterator returned: pytest fails the test (no async plugin is known here)
     return "failed" if hasattr(result, "__await__") or hasattr(result, "__aiter__") else "passed"
+
+
+def lean_case(cls: type[unittest.TestCase], name: str) -> str:
+    """A unittest method run as pytest runs it, its class set up and torn down around it (pytest's class fixture
+    does so for each of a worker's runs, which end with a full teardown): "passed", "failed" or "skipped".
+
+    Its frame marks a lean test's call phase for the runner's alarm (see `runner.interrupted_test_code`);
+    the runner's timeout, raised inside the case, is one of its errors, as under pytest.
+    """
+    try:
+        cls.setUpClass()
+    except Exception:  # noqa: BLE001 - pytest's class fixture fails every test of the class
+        cls.doClassCleanups()
+        return "failed"
+    result = unittest.TestResult()
+    torn = True
+    try:
+        cls(name).run(result)
+    finally:
+        try:
+            cls.tearDownClass()
+        except Exception:  # noqa: BLE001 - an error in the class fixture's teardown is an error of the test
+            torn = False
+        finally:
+            cls.doClassCleanups()  # its errors: in `tearDown_exceptions`, as pytest's fixture reads them
+    if result.failures or result.errors or result.unexpectedSuccesses or not torn \
+            or getattr(cls, "tearDown_exceptions", None):
+        return "failed"
+    return "skipped" if result.skipped or result.expectedFailures else "passed"
 
 
 def trust(item: Any) -> None:

@@ -80,7 +80,7 @@ def interrupted_test_code(frame: Any) -> bool:
         code = outer.f_code
         if code.co_name == "pytest_runtest_call" and code.co_filename.endswith(os.path.join("_pytest", "runner.py")):
             return True
-        if code is lean.lean_call.__code__:  # a lean test's call phase (see `lean`)
+        if code is lean.lean_call.__code__ or code is lean.lean_case.__code__:  # a lean test's call (see `lean`)
             return True
         outer = outer.f_back
     return False

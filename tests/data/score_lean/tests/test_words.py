@@ -46,10 +46,10 @@ class TestShout:
 
 class TestWithSetup:
     def setup_method(self):
-        self.word = "cat"
+        self.word = "person"
 
     def test_plural(self):
-        assert plural(self.word) == "cats"
+        assert plural(self.word) == "people"
 
 
 class TestUnit(unittest.TestCase):
