@@ -34,7 +34,7 @@ from mu2py.score.warned import filters_of
 _RUNTEST_HOOKS = ("pytest_runtest_protocol", "pytest_runtest_setup", "pytest_runtest_call",
                   "pytest_runtest_teardown", "pytest_runtest_makereport", "pytest_pyfunc_call",
                   "pytest_fixture_setup", "pytest_runtest_logstart", "pytest_runtest_logfinish")
-# pytest's own plugins, Hypothesis' (it acts on `@given` tests only, which are never lean) and this tool's
+# pytest's own plugins, Hypothesis' (it acts on `@given` tests only, which are never lean), this tool's,
 # pytest-cov's (it pauses or labels coverage around a call) and anyio's (it runs a test that asks for its
 # `anyio_backend` fixture, which a lean test does not)
 _KNOWN_PLUGINS = ("_pytest.", "pytest", "_hypothesis_pytestplugin", "hypothesis.", "mu2py.", "pytest_cov.",
@@ -117,6 +117,11 @@ def distrust(item: Any) -> None:
     _verdicts[item] = False
 
 
+def trust(item: Any) -> None:
+    """Run `item` lean again (the full protocol confirmed the failure its lean run found)."""
+    _verdicts[item] = True
+
+
 def call(item: Any) -> str:
     """Call the lean test `item` once: "passed", "failed" or "skipped" (pytest.skip or pytest.xfail inside it).
 
@@ -193,7 +198,3 @@ def lean_case(cls: type[unittest.TestCase], name: str) -> str:
         return "failed"
     return "skipped" if result.skipped or result.expectedFailures else "passed"
 
-
-def trust(item: Any) -> None:
-    """Run `item` lean again (the full protocol confirmed the failure its lean run found)."""
-    _verdicts[item] = True
