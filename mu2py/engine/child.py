@@ -41,16 +41,22 @@ def die_with_parent() -> None:
         pass
 
 
+def memory_of(pid: int | str = "self") -> tuple[int, int]:
+    """A process's address space and resident memory in bytes ((0, 0) where /proc cannot tell)."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            size, resident = f.read().split()[:2]
+        page = os.sysconf("SC_PAGE_SIZE")
+        return int(size) * page, int(resident) * page
+    except (OSError, ValueError):
+        return 0, 0
+
+
 def limit_memory(megabytes: int) -> None:
     """Cap the host's address space at what it uses now plus `megabytes` (a mutant then gets MemoryError)."""
     if megabytes <= 0:
         return
-    try:
-        with open("/proc/self/statm") as f:
-            used = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError):
-        used = 0
-    limit = used + megabytes * 1024 * 1024
+    limit = memory_of()[0] + megabytes * 1024 * 1024
     try:
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard != resource.RLIM_INFINITY:

@@ -20,7 +20,7 @@ from typing import Any
 import multiprocess as mp
 from multiprocess.connection import wait
 
-from mu2py.engine.child import receive, send
+from mu2py.engine.child import memory_of, receive, send
 
 
 @dataclass(frozen=True)
@@ -126,15 +126,6 @@ def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: t
         serve()
 
 
-def resident_bytes(pid: int) -> int:
-    """The resident memory of process `pid` in bytes (0 where /proc cannot tell: no limit is enforced there)."""
-    try:
-        with open(f"/proc/{pid}/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 @dataclass
 class _Worker:
     process: Any
@@ -236,7 +227,7 @@ class Processes:
                     if time.monotonic() - worker.started > limit:
                         lost_reason = f"overran the {limit:g}s deadline"
                 if (lost_reason is None and self.memory_limit is not None and worker.unit is not None
-                        and resident_bytes(worker.process.pid) > self.memory_limit):
+                        and memory_of(worker.process.pid)[1] > self.memory_limit):  # 0 where /proc cannot tell
                     lost_reason = f"held over {self.memory_limit // 2**20} MB of memory"
                 if lost_reason is None:
                     continue

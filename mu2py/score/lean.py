@@ -117,11 +117,6 @@ def distrust(item: Any) -> None:
     _verdicts[item] = False
 
 
-def trust(item: Any) -> None:
-    """Run `item` lean again (the full protocol confirmed the failure its lean run found)."""
-    _verdicts[item] = True
-
-
 def call(item: Any) -> str:
     """Call the lean test `item` once: "passed", "failed" or "skipped" (pytest.skip or pytest.xfail inside it).
 
@@ -129,6 +124,7 @@ def call(item: Any) -> str:
     KeyboardInterrupt and pytest.exit.
     """
     from _pytest.outcomes import Exit, Skipped, XFailed
+    from _pytest.unittest import TestCaseFunction
 
     capture = item.config.pluginmanager.getplugin("capturemanager")
     capturing = capture is not None and capture.is_globally_capturing()
@@ -136,7 +132,7 @@ def call(item: Any) -> str:
         capture.resume_global_capture()
     try:
         with filters_of(item):
-            if isinstance(item.parent.obj, type) and issubclass(item.parent.obj, unittest.TestCase):
+            if type(item) is TestCaseFunction:  # as `_decide` told them apart
                 return lean_case(item.parent.obj, item.name)
             params = item.callspec.params if hasattr(item, "callspec") else {}
             return lean_call(item.obj, {name: params[name] for name in item._fixtureinfo.argnames})

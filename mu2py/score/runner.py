@@ -113,11 +113,10 @@ def run_test(item: Any, timeout: float | None) -> str:
         outcome = _run(item, timeout, True)
         if outcome != "failed":
             return outcome
-        lean.distrust(item)  # until the protocol agrees: a test that fails lean runs through it next time too
         hosted.restore_tree(hosted.state())  # the confirming run meets the project's files as the lean one did
         outcome = _run(item, timeout, False)
-        if outcome == "failed":
-            lean.trust(item)
+        if outcome != "failed":
+            lean.distrust(item)
         return outcome
     return _run(item, timeout, False)
 
