@@ -14,11 +14,13 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from bonsai.cli_args import EXIT_INTERRUPTED, CliError
 from bonsai.run_command import add_run_command
 from bonsai.sample_command import add_sample_command
+from mu2py.errors import STORAGE_ERRNOS, OutputError
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
 
@@ -63,9 +65,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `bonsai sample ... | head`
         sys.stderr.close()
         return 0
+    except OSError as exc:  # `sample --out` writes its own files; `run` writes through mu2py.store.atomic
+        if not _output_failed(exc, getattr(args, "out", None)):
+            raise
+        print(f"bonsai: error: {OutputError.of(exc.filename or getattr(args, 'out', None), exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:  # `run` says where its work is kept; `sample --out` leaves only whole files
         print("bonsai: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _output_failed(exc: OSError, out: str | None) -> bool:
+    """Whether `exc` is a write to the output that failed: a full or read-only disk, or `--out` gone."""
+    if exc.errno in STORAGE_ERRNOS:
+        return True
+    if out is None or not isinstance(exc, FileNotFoundError) or exc.filename is None:
+        return False
+    return Path(os.fsdecode(exc.filename)).absolute().is_relative_to(Path(out).absolute())
 
 
 if __name__ == "__main__":

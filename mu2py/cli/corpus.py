@@ -34,7 +34,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from mu2py.errors import UserError
+from mu2py.errors import OutputError, UserError
 from mu2py.target.modules import package_root
 from mu2py.testgen.regression import (
     DETERMINISM_SHARE,
@@ -138,6 +138,8 @@ def _fuzz_all(args: argparse.Namespace, console: Console, chosen: list[Any], sec
             if isinstance(summary, Lost):
                 outcome.error = f"worker lost: {summary.reason}"
             elif "error" in summary:
+                if OutputError.said(summary["error"]):  # the disk, not the function: the next would fail alike
+                    raise OutputError(summary["error"])
                 outcome.error = summary["error"]
             else:
                 for key, value in summary.items():

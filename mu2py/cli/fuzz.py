@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,7 +18,7 @@ from rich.table import Table
 from mu2py.cli.argtypes import mutant_filter, parse_duration, positive_int
 from mu2py.cli.progress import Throttle
 from mu2py.cli.report import print_mutation_report
-from mu2py.errors import UserError
+from mu2py.errors import OutputError, UserError
 from mu2py.store.atomic import write_json
 
 if TYPE_CHECKING:  # the CLI's own start-up does not import libcst
@@ -170,6 +171,17 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
     return _failures_found(console, fuzzer.stats.failures, out)
 
 
+def _fuzz_or_say_where(args: argparse.Namespace, console: Console,
+                       prefixes: Callable[[argparse.Namespace], Any]) -> int:
+    """`_fuzz`; an output that cannot be written (disk full, read-only) says that the same command resumes."""
+    try:
+        return _fuzz(args, console, prefixes)
+    except OutputError as exc:
+        if args.out is None or not exc.kept:
+            raise
+        raise OutputError(f"{exc}, and the same command resumes from them once it can write") from exc
+
+
 def _unreached_warning(report: dict[str, Any], program: Program | None, targets: Sequence[str]) -> str | None:
     """Why no input reached a function of the targets, when none did (else None).
 
@@ -235,7 +247,7 @@ def _fuzz_parallel(args: argparse.Namespace, console: Console, config: Any, pref
         from mu2py.engine.cluster import DaskExecutor
 
         cluster = DaskExecutor(args.cluster)
-        console.print(f"Dask dashboard: {cluster.dashboard}")
+        print(f"Dask dashboard: {cluster.dashboard}", file=sys.stderr, flush=True)  # a note: stdout is the report's
     try:
         if console.is_terminal and not args.quiet:
             with Live(_workers_table([{}] * args.workers), console=console, refresh_per_second=2,
@@ -320,7 +332,7 @@ def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], 
                    help="do not judge the corpus against the mutants at the end (coverage guidance: all of it; "
                         "mutation guidance: the saved inputs whose mutants did not all run)")
     evaluation_args(p)
-    p.set_defaults(run=lambda a, c: _fuzz(a, c, prefixes), own_stdout=True)
+    p.set_defaults(run=lambda a, c: _fuzz_or_say_where(a, c, prefixes), own_stdout=True)
 
     p = sub.add_parser("repro", help="replay saved inputs on the original program and print them")
     p.add_argument("target", metavar="TARGET:DRIVER")

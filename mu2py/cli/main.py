@@ -15,7 +15,7 @@ from rich.table import Table
 
 from mu2py.cli.argtypes import percent, positive_int
 from mu2py.cli.progress import below_fail_under
-from mu2py.errors import UserError
+from mu2py.errors import STORAGE_ERRNOS, OutputError, UserError
 
 Command = Callable[[argparse.Namespace, Console], int]
 
@@ -115,8 +115,8 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
             from mu2py.feedback.shards import mutate_sharded
 
             with executor_for(args.workers, args.cluster) as pool, console.status("running mutant shards"):
-                if args.cluster and not args.json:
-                    console.print(f"Dask dashboard: {pool.dashboard}")
+                if args.cluster:
+                    print(f"Dask dashboard: {pool.dashboard}", file=sys.stderr, flush=True)  # stdout: the report's
                 shards = 4 * max(pool.workers, 1)  # a few shards per worker: a slow shard does not idle the rest
                 labelled = [(i.label, i.value) for i in inputs]
                 mutate_sharded(analysis, args.target, _prefixes(args), labelled, pool, shards)
@@ -203,6 +203,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args, make_console()))
     except UserError as exc:
         print(f"mu2py: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        # a write that missed mu2py.store.atomic (a rename, a journal): a full or read-only disk is still
+        # the user's to fix, not a crash
+        if exc.errno not in STORAGE_ERRNOS:
+            raise
+        print(f"mu2py: error: {OutputError.of(None, exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("mu2py: interrupted", file=sys.stderr)

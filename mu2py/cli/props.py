@@ -78,6 +78,10 @@ def _props(args: argparse.Namespace, console: Console) -> int:
 
     if (args.time is None) == (args.trials is None):
         raise UserError("give one budget per test: --trials N or --time DURATION")
+    if args.html:
+        from mu2py.store.atomic import ensure_writable
+
+        ensure_writable(Path(args.html))  # named now, not after the run
     root = Path(args.root).resolve()
     spec = spec_for(root, args.package, args.paths, args.tests)
     config = PropsConfig(trials=args.trials, seconds=parse_duration(args.time) if args.time else None,

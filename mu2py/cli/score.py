@@ -76,7 +76,8 @@ def _score(args: argparse.Namespace, console: Console) -> int:
 
     def line(state: Any, phase: str) -> str:
         if phase.startswith("Dask"):
-            console.print(phase)
+            # a note for people following the run: on stderr, stdout carries only the report (--json)
+            print(phase, file=sys.stderr, flush=True)
         scoped = state.selected  # --since, --shard: the others are not this run's to judge
         done = sum(1 for i in state.verdicts if scoped is None or i in scoped)
         total = len(scoped) if scoped is not None else len(state.program.mutants)
@@ -138,6 +139,12 @@ def _present(result: dict[str, Any], args: argparse.Namespace, root: Path, conso
         f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
         + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""),
         markup=True)
+    spent = s.get("time") or {}
+    parts = [f"{v['mutants']} {name} {v['seconds']} s" for name, v in spent.items() if "mutants" in v]
+    if parts:
+        why = "; ".join(f"{n} {reason}" for reason, n in list(spent.get("why fresh", {}).items())[:3])
+        console.print(f"time: baseline {spent['baseline']['seconds']} s; " + "; ".join(parts)
+                      + (f" (why fresh: {why})" if why else ""), markup=False, highlight=False)
     if s.get("out_of_scope"):
         scope = s.get("scope") or {}
         why = [f"on lines unchanged since {scope['since']}" if scope.get("since") else "",
@@ -251,6 +258,16 @@ def _check_ci_arguments(args: argparse.Namespace) -> None:
         from mu2py.score.baseline import load
 
         load(Path(args.baseline))  # a missing or corrupt baseline is named now, not after the run
+    _check_outputs(args)
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """An output folder that cannot be written (read-only, not a directory) is named now, not after the run."""
+    from mu2py.store.atomic import ensure_writable
+
+    files = [args.report, args.junit, args.sarif, args.baseline if args.update_baseline else None]
+    for folder in dict.fromkeys([*(Path(f).parent for f in files if f), *([Path(args.html)] if args.html else [])]):
+        ensure_writable(folder)
 
 
 def _merge(args: argparse.Namespace, console: Console) -> int:

@@ -66,6 +66,12 @@ class DaskExecutor:
                 raise UserError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
         self.workers = max(1, len(self.client.scheduler_info()["workers"]))
 
+    def share(self, value: Any) -> Any:
+        """`value` sent once to every worker (a Dask future): tasks given it in their arguments (also inside a
+        dict or list) receive the value, without the client sending it again with each task."""
+        [future] = self.client.scatter([value], broadcast=True, hash=False)
+        return future
+
     @property
     def dashboard(self) -> str:
         """The Dask dashboard address, to print for people following the run."""

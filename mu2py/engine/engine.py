@@ -8,12 +8,15 @@ an import-time mutant is a copy set of its own, built from the mutated source an
 an LRU bounded by `copy_cache` entries.
 
 Invariants: every run, of the original or of a mutant, starts from the state just after
-import (module-level dicts, lists and sets of the copies put back, the working directory
-put back, and the state outside the copies that `outside.OutsideState` watches), so a
-verdict depends only on (mutant, input); after `judge` returns, the copies hold the original
-code again.  What cannot be put back (a thread or a process a run left running) is reported
-by `leftovers()` after that run: `judge` then stops and sets `retired`, since no later run in
-this process could be trusted.
+import (module-level dicts, lists and sets of the copies put back, and the interpreter-wide
+state of the `ledger`, the modules the copies reach included), so a verdict depends only on
+(mutant, input); after `judge` returns, the copies hold the original code again.  What cannot
+be put back (a thread or a process a run left running, descriptors leaked past a margin) stops
+`judge` after that run's verdict and sets `retired`, since no later run in this process could be
+trusted.  Every verdict other than survived is confirmed: the original, run again on the same
+input right after the mutant, must give the result it gave before; when it does not, the
+verdict is dropped and the process retired, so that a fresh process judges that mutant first
+(a mutant judged first in its process needs no confirmation: nothing ran before it).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from mu2py.engine.copies import (
     rebind_driver,
 )
 from mu2py.engine.fresh import ContainerSnapshot
+from mu2py.engine.ledger import Entry, Ledger
 from mu2py.engine.oracle import KillReason, kill_reason
 from mu2py.engine.outside import OutsideState
 from mu2py.engine.payload import ModuleLayout, Payload
@@ -47,6 +51,9 @@ from mu2py.target.modules import Target
 # MIN_BUILD_TIMEOUT seconds) before it counts as looping, as a mutant run may take 20x the original's time
 BUILD_FACTOR = 20.0
 MIN_BUILD_TIMEOUT = 1.0
+# the ledger's full check (its entries that make system calls) runs after every this many runs, and after every
+# run that ends in a verdict other than survived (before that verdict is confirmed)
+FULL_CHECK_EVERY = 16
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,46 @@ class Verdict:
 
 # the detail of a cut verdict (see Verdict)
 CUT = "cut at the end of its batch"
+
+
+class _Outside(Entry):
+    """The ledger's entry for the modules the target's copies reach (`outside.OutsideState`)."""
+
+    name = "modules the target uses"
+
+    def __init__(self, outside: OutsideState) -> None:
+        self.outside = outside
+
+    def snapshot(self) -> None:
+        return None
+
+    def differs(self, saved: None) -> bool:
+        # restoring is the check: it reads version tags and puts back only what moved
+        return self.outside.restore() > 0
+
+    def restore(self, saved: None) -> None:
+        pass
+
+
+class _Leftovers(Entry):
+    """The ledger's entry for what a confined host's runs leave outside the interpreter (`confine.Confinement`)."""
+
+    name = "threads, child processes and scratch files"
+    restorable = False
+
+    def __init__(self, leftovers: Callable[[], str | None]) -> None:
+        self.leftovers = leftovers
+        self.reason: str | None = None
+
+    def snapshot(self) -> None:
+        return None
+
+    def differs(self, saved: None) -> bool:
+        self.reason = self.leftovers()
+        return self.reason is not None
+
+    def why(self, saved: None) -> str:
+        return self.reason or "left something running"
 
 
 class _CopySet:
@@ -114,23 +161,42 @@ class Engine:
         self.cwd = os.getcwd()
         self.pid = os.getpid()
         self.progress = progress or (lambda position, phase: None)
-        # why this process can no longer be trusted after a run (a host sets it; None: nothing is checked)
-        self.leftovers: Callable[[], str | None] = lambda: None
-        self.retired: str | None = None  # set by `judge` when `leftovers` answered: the process must go
+        self.retired: str | None = None  # set by `judge` when the ledger says the process must go
         self.last_original: RunResult | None = None
         quiet_timeouts()  # mu2py's own change to `sys`, made before the snapshot: no run is blamed for it
         self.outside = OutsideState(self.copies.values(), own=self.copies.keys())
+        # interpreter-wide state every run starts from (see `ledger`); a host running threads of its own
+        # (none here) would make `threads` useless, so the check holds for every engine
+        self.ledger = Ledger()
+        self.ledger.add(_Outside(self.outside))
+        self.ledger.settle()
+        self._runs = 0
+        self._retire: str | None = None  # what the ledger found that cannot be put back, since the last judge
+        self.mutants_judged = 0  # in this process's life: 0 means the next mutant runs in a fresh process
+        self.confirmations = 0  # verdicts re-checked by running the original again
+        self.unconfirmed = 0  # of those, how many the original did not reproduce (judged again afresh)
+
+    def watch(self, leftovers: Callable[[], str | None]) -> None:
+        """Add a host's check of what runs leave outside the interpreter, and take the state now as the start."""
+        self.ledger.add(_Leftovers(leftovers))
+        self.settle()
+
+    def settle(self) -> None:
+        """Take the process state now (after a host's own set-up) as what every run starts from."""
+        self.ledger.settle()
+        self._retire = None
 
     def add(self, payloads: Sequence[Payload]) -> None:
         """Make mutants known to this engine (a host receives them from its supervisor once)."""
         for p in payloads:
             self.payloads[p.index] = p
 
-    def _clean(self, state: ContainerSnapshot) -> None:
+    def _clean(self, state: ContainerSnapshot, full: bool = False) -> None:
         state.reset()
-        self.outside.restore()
-        if os.getcwd() != self.cwd:  # a mutant that changed directory must not move the next run
-            os.chdir(self.cwd)
+        self._runs += 1
+        drift = self.ledger.check(full=full or self._runs % FULL_CHECK_EVERY == 0)
+        if drift.retire is not None and self._retire is None:
+            self._retire = drift.retire
 
     def run_original(self, value: Any, timeout: float | None = None) -> RunResult:
         """The original driver on `value`, from the post-import state.
@@ -258,7 +324,7 @@ class Engine:
         self.retired = None
         if original is None:
             original = self.run_original(value)
-            why = self.leftovers()
+            why = self._take_retire()
             if why is not None:
                 self.retired, self.last_original = f"the original {why}", original
                 return []
@@ -274,6 +340,7 @@ class Engine:
                     budget = left
             self.progress(position, 1)
             result = self.run_mutant(index, value, budget)
+            self.mutants_judged += 1
             if budget != timeout and result.status is Status.TIMEOUT:
                 verdicts.append(Verdict(index, None, CUT))
                 if on_verdict is not None:
@@ -282,16 +349,50 @@ class Engine:
             if result.exc_type is not None and result.exc_type.endswith("MemoryError"):
                 gc.collect()  # what the mutant allocated must not fail the next run
             reason = kill_reason(original, result, self.compare, differential=differential, messages=self.messages)
+            if reason is not None:
+                doubt = self._confirm(value, original, budget)
+                if doubt is not None and self.mutants_judged > 1:
+                    # the state this process was in may have decided the verdict: a fresh process judges it again
+                    self.unconfirmed += 1
+                    self.retired = f"mutant {index}'s verdict was not confirmed: {doubt}"
+                    break
             verdict = Verdict(index, reason, (result.exc_type or "") if reason is not None else "")
             verdicts.append(verdict)
             if on_verdict is not None:
                 on_verdict(position, verdict)
-            why = self.leftovers()
+            why = self._take_retire()
             if why is not None:
                 self.retired = f"mutant {index} {why}"
                 break
         self.progress(len(verdicts), 0)
         return verdicts
+
+    def _take_retire(self) -> str | None:
+        """Why this process must retire after the latest run (what the ledger could not put back), once."""
+        why, self._retire = self._retire, None
+        return why
+
+    def _confirm(self, value: Any, original: RunResult, timeout: float | None) -> str | None:
+        """Run the original on `value` again, now, in the state the mutant left (but for what the quick check put
+        back); None when it gives the result it gave before the mutant and the full check finds nothing moved
+        (the verdict stands), else what differs.
+
+        A verdict other than survived must not come from the state the mutants before it left behind (a
+        recursion limit lowered, descriptors used up, warnings turned into errors): the original, run in the
+        same process state right after, must behave as it did, and the state must be the one every run starts
+        from.
+        """
+        self.confirmations += 1
+        again = self.run_original(value, timeout)
+        drift = self.ledger.check(full=True)
+        why = self._retire or drift.retire
+        if why is not None:
+            return why
+        if drift.restored:
+            return f"{', '.join(drift.restored)} had changed"
+        if kill_reason(original, again, self.compare, differential=True, messages=self.messages) is not None:
+            return f"the original gave {again.status.name.lower()} {again.exc_type or ''}".rstrip()
+        return None
 
 
 def _build_alarm(signum: int, frame: Any) -> None:
@@ -316,8 +417,15 @@ class LocalRunner:
         missing = [i for i in indices if i not in self.engine.payloads]
         if missing:
             self.engine.add([self.program.payload(i) for i in missing])
-        return self.engine.judge(value, indices, timeout, differential=differential, stop_at=stop_at,
-                                 original=original)
+        verdicts = self.engine.judge(value, indices, timeout, differential=differential, stop_at=stop_at,
+                                     original=original)
+        while self.engine.retired is not None and self.engine.last_original is not None \
+                and len(verdicts) < len(indices) and (stop_at is None or time.monotonic() < stop_at):
+            # no fresh process here: the rest is judged in this one, the first of them taken as judged afresh
+            self.engine.mutants_judged = 0
+            verdicts += self.engine.judge(value, indices[len(verdicts):], timeout, differential=differential,
+                                          stop_at=stop_at, original=self.engine.last_original)
+        return verdicts
 
     def close(self) -> None:
         """Nothing to release."""

@@ -39,6 +39,7 @@ from typing import Any
 import multiprocess as mp
 from multiprocess.connection import wait
 
+from mu2py.engine import runs
 from mu2py.engine.child import die_with_parent, limit_memory, receive, send, silence_output
 from mu2py.engine.confine import Confinement, kill_group, make_mirror, remove_mirror
 from mu2py.engine.engine import CUT, Engine, Verdict
@@ -87,7 +88,6 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
         engine = Engine(target, copy_cache=copy_cache, progress=on_progress)
         if confinement is not None:
             confinement.settle()
-            engine.leftovers = confinement.leftovers
     except BaseException as exc:  # noqa: BLE001 - reported to the supervisor as one line
         leave_if_forked(me)
         send(conn, ("error", f"{type(exc).__name__}: {exc}"))
@@ -98,6 +98,13 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
     gc.freeze()
     send(conn, ("ready", ({m.name: m.source_hash for m in target.modules}, engine.build_timeout)))
     limit_memory(memory_mb)
+    # no terminal's Ctrl-C reaches a host (it leads its own session): a KeyboardInterrupt is the program's own
+    runs.interrupt_is_outcome = True
+    # the host's own set-up (frozen heap, memory limit, silenced output) is what every run starts from
+    if confinement is not None:
+        engine.watch(confinement.leftovers)
+    else:
+        engine.settle()
 
     def on_verdict(position: int, verdict: Verdict) -> None:
         verdicts[position] = _CODE_OF[verdict.reason] if verdict.reason is not None else _SURVIVED
@@ -133,6 +140,9 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
 class HostRunner:
     """The supervisor's side: judges batches on a host process, restarting it after a crash or a hang.
 
+    A crash or hang is a verdict only when it happened in a fresh host (no mutant ran before it there), or
+    happened again in one: a mutant lost after others is judged once more, alone, in a new host.
+
     `payload(index)` gives what the host needs for a mutant (sent once per host life).
     """
 
@@ -160,6 +170,9 @@ class HostRunner:
         self._conn: Any = None
         self._sent: set[int] = set()
         self._build_timeout = 10.0
+        self._judged = 0  # mutants the running host judged since it started (0: the next one runs in a fresh host)
+        self._doubted: int | None = None  # a mutant lost after others ran in its host (see `_lost`)
+        self.rejudged = 0  # how many such mutants a fresh host judged again
         self._progress = self._ctx.Array("d", 4, lock=False)
         self._verdicts = self._ctx.Array("b", self.capacity, lock=False)
 
@@ -177,6 +190,7 @@ class HostRunner:
         process.start()
         child.close()
         self._process, self._conn, self._sent = process, parent, set()
+        self._judged = 0
         while True:
             ready = wait([parent, process.sentinel], timeout=120)
             if not ready:
@@ -239,6 +253,14 @@ class HostRunner:
         try:
             while remaining:
                 done, finished = self._judge_once(value, remaining[:self.capacity], timeout, differential, stop_at)
+                if self._doubted is not None and done and done[-1].index == self._doubted:
+                    # the host died or hung on a mutant after others had run in it: a fresh host judges it alone
+                    self._doubted = None
+                    self.rejudged += 1
+                    again, _ = self._judge_once(value, [done[-1].index], timeout, differential, stop_at)
+                    if again and not again[0].cut:
+                        done[-1] = again[0]
+                self._doubted = None
                 out.extend(done)
                 if not finished:
                     break
@@ -286,6 +308,7 @@ class HostRunner:
                     continue
                 self.copies_built = built
                 verdicts = [Verdict(i, KillReason(r) if r else None, d) for i, r, d in rows]
+                self._judged += len(verdicts)
                 if retired is not None:
                     self._kill()
                     self.restarts += 1
@@ -363,6 +386,9 @@ class HostRunner:
             return verdicts, False
         reason = KillReason.TIMEOUT if how == "timeout" else KillReason.CRASH
         verdicts.append(Verdict(indices[position], reason, detail))
+        if self._judged + position > 0:
+            # other mutants ran in this host before it: what they left may have decided this one (see `judge`)
+            self._doubted = indices[position]
         return verdicts, True
 
 

@@ -60,6 +60,30 @@ def _tags_work() -> bool:
 _TAGS = _tags_work()
 
 
+class VersionTag:
+    """Whether a dict was written to since `reset()`: its CPython version tag where it can be read, else a copy."""
+
+    __slots__ = ("d", "_tag", "_seen", "_copy")
+
+    def __init__(self, d: dict[Any, Any]) -> None:
+        self.d = d
+        self._tag = ctypes.c_uint64.from_address(id(d) + _TAG_OFFSET) if _TAGS else None
+        self.reset()
+
+    def reset(self) -> None:
+        """Take the dict as it is now as unchanged."""
+        if self._tag is not None:
+            self._seen = self._tag.value
+        else:
+            self._copy = dict(self.d)
+
+    def moved(self) -> bool:
+        """Whether the dict may have changed since `reset()` (never False when it did)."""
+        if self._tag is not None:
+            return self._tag.value != self._seen
+        return self.d != self._copy
+
+
 class Bindings:
     """One dict and its snapshot: the bindings when the snapshot was taken."""
 

@@ -118,6 +118,10 @@ def fresh(value: Any) -> Any:
 
 
 _alarm_live = False  # True only while a run's own code executes: a late alarm after that is ignored
+_fired = False  # the alarm of the run in progress fired: the run is a timeout whatever the program did with it
+# whether a KeyboardInterrupt the program raises is its outcome (a supervised host, which no terminal's Ctrl-C
+# reaches) rather than the user stopping mu2py (the command's own process: the default)
+interrupt_is_outcome = False
 # the timer of a run with `cpu=True` counts the process's CPU time (user and system), not wall time: a host
 # descheduled on a loaded machine (two campaigns on two cores, CI) does not see its mutants time out, so the
 # budget can be tight (see Analysis.min_timeout); a run blocked without using CPU (a sleep) is cut by the host's
@@ -127,8 +131,10 @@ _live_timer = signal.ITIMER_REAL  # the timer of the run in progress (re-armed b
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
+    global _fired
     if not _alarm_live:
         return
+    _fired = True
     # an exception raised inside a gc callback or __del__ is swallowed by the interpreter:
     # re-arm so that a looping mutant is interrupted again shortly after
     signal.setitimer(_live_timer, 0.05)
@@ -186,8 +192,13 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
     the child of a fork inside the run really exits, and one that returns or raises out of `fn`
     exits too (`leave_if_forked`).  A handler of the run's signal the program installed during a timed run
     is replaced by mu2py's again when the run ends, and the timer is cancelled.
+
+    A run whose alarm fired is a timeout, whatever the program did with the exception (caught it in a bare
+    `except`, stored it in an asyncio task nobody awaits): the verdict comes from the timer, not from the
+    exception reaching mu2py.  A KeyboardInterrupt is the program's outcome where `interrupt_is_outcome`
+    is set (a supervised host), else it stops the caller.
     """
-    global _alarm_live, _guard_pid, _live_timer
+    global _alarm_live, _fired, _guard_pid, _live_timer
     pid = _pid
     arg = fresh(value)
     use_alarm = timeout is not None and threading.current_thread() is threading.main_thread()
@@ -203,6 +214,7 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
         _live_timer = timer
         signal.setitimer(timer, timeout)
     start = time.perf_counter()
+    _fired = False
     try:
         try:
             # live only inside the try: an alarm left over from an earlier run is ignored before it
@@ -221,7 +233,7 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
     except Timeout as exc:
         status, output, error = Status.TIMEOUT, None, exc
     except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are outcomes too
-        if isinstance(exc, KeyboardInterrupt):
+        if isinstance(exc, KeyboardInterrupt) and not interrupt_is_outcome and not _fired:
             raise
         status, output, error = Status.EXCEPTION, None, exc
     finally:
@@ -236,12 +248,18 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
                 signal.setitimer(signal.ITIMER_REAL, 0)
                 signal.signal(signal.SIGALRM, alarm_handler)
     seconds = time.perf_counter() - start
+    if _fired and status is not Status.TIMEOUT:
+        # the alarm fired and the program swallowed it (or turned it into another exception): a timeout still
+        status, output = Status.TIMEOUT, None
+        error = error if error is not None else Timeout()
     if status is Status.OK and timeout is not None and seconds > timeout * 1.5 and not use_alarm:
         status = Status.TIMEOUT
-    if error is None:
+    if status is Status.OK:
         return RunResult(Status.OK, output=output, seconds=seconds)
-    if status is Status.TIMEOUT:
+    if status is Status.TIMEOUT or error is None:
         result = RunResult(Status.TIMEOUT, exc_type="Timeout", seconds=seconds)
+        if error is None:
+            return result
     else:
         result = RunResult(status, exc_type=exc_name(error), exc_message=str(error)[:200],
                            location=_location(error), seconds=seconds)

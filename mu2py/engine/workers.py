@@ -29,6 +29,7 @@ class Lost:
 
     reason: str
     attempts: int
+    seconds: float = 0.0  # the worker time its attempts took, deadlines included
 
 
 class WorkerError(RuntimeError):
@@ -98,6 +99,11 @@ def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: t
     global _parent
     die_with_parent()  # a worker whose parent was killed must not run on as an orphan
     _parent = conn
+    # the parent alone writes the command's output (`--json` on stdout): what a unit prints, and what an exit
+    # handler a test registered writes when this worker ends, goes nowhere
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
 
     def serve() -> None:
         send(conn, ("ready", -1, None))
@@ -179,6 +185,7 @@ class Processes:
         a function of the unit) is retried, then `Lost`."""
         pending = deque(range(len(units)))
         attempts = [0] * len(units)
+        spent = [0.0] * len(units)  # per unit, the time its lost attempts took
         remaining = len(units)
         while remaining:
             for worker in self._pool:
@@ -232,6 +239,8 @@ class Processes:
                 if lost_reason is None:
                     continue
                 index = worker.unit
+                if index is not None:
+                    spent[index] += time.monotonic() - worker.started
                 self._replace(worker)
                 if index is None:
                     continue
@@ -239,7 +248,7 @@ class Processes:
                     pending.appendleft(index)
                 else:
                     remaining -= 1
-                    yield index, Lost(lost_reason, attempts[index])
+                    yield index, Lost(lost_reason, attempts[index], round(spent[index], 4))
             if on_wait is not None:
                 on_wait()
 

@@ -134,9 +134,16 @@ def run_mutant(handle: PropertyHandle, index: int, buffer: Input, timeout: float
     plan = mutant_plan(index)
     if plan is None:
         return None
-    hosted.fresh_start(hosted.state())
-    with swapped_in(index, plan):
-        return handle.run(buffer, timeout)
+    state = hosted.state()
+    hosted.before_test(state)
+    hosted.fresh_start(state)
+    try:
+        with swapped_in(index, plan):
+            return handle.run(buffer, timeout)
+    finally:
+        # the quick check only: a mutant run takes microseconds, and the original's observed runs register
+        # coverage's own tools, which the full check would take for a mutant's (see `ledger`)
+        hosted.after_test(state, full=False)
 
 
 def kills(original: RunResult, mutant: RunResult) -> str | None:

@@ -10,6 +10,7 @@ caches, per-thread state); `restore_tree` leaves the worker's copy of the projec
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import threading
@@ -19,8 +20,10 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from mu2py.engine.fresh import ContainerSnapshot
+from mu2py.engine.ledger import Ledger
 from mu2py.engine.payload import ModuleLayout
 from mu2py.engine.swap import CodeSwap
+from mu2py.engine.workers import request_restart
 from mu2py.score import given
 from mu2py.score.catalog import Catalog, Probes
 from mu2py.score.forkserver import ForkServer
@@ -59,6 +62,12 @@ class Host:
     layouts: dict[str, ModuleLayout] = field(default_factory=dict)  # per module: its statements (see `snippet`)
     edits: list[tuple[int, int, str] | str] | None = None  # per mutant: its edit of the module's source
     killers: dict[tuple[str, str, int], list[str]] = field(default_factory=dict)  # see `killers`
+    # interpreter-wide state every test starts from (see `engine.ledger`), settled before the first test; a
+    # worker's threads are left unchecked: a package's lazily started pool would retire every worker, and a
+    # kill a thread caused is caught when its test runs again on the original (see `units._checked`)
+    ledger: Ledger = field(default_factory=lambda: Ledger(threads=False))
+    retire: str | None = None  # what a test left that the ledger could not put back (the worker is replaced)
+    keep_state: bool = False  # while set, tests run on from the state the one before left (see `units._in_order`)
 
 
 HOST: Host | None = None  # set once per worker by `session.host`
@@ -167,6 +176,8 @@ def snippet(state: Host, index: int) -> tuple[Any, Any] | None:
 def fresh_start(state: Host) -> None:
     """Before a test: the package's module-level containers and memo caches as right after import."""
     assert state.containers is not None
+    if state.keep_state:
+        return
     state.containers.reset()
     for swap in state.swaps.values():
         swap.clear_caches()
@@ -177,9 +188,38 @@ def fresh_start(state: Host) -> None:
             current.update(contents)
 
 
+def before_test(state: Host) -> None:
+    """Before a test: the first one takes the worker's state between tests as what every test starts from."""
+    if not state.ledger.saved:
+        state.ledger.settle()
+
+
+def after_test(state: Host, full: bool = True) -> None:
+    """After a test: put back the interpreter-wide state it changed; what cannot be put back replaces the worker
+    once its unit is done.  `full=False` leaves out the checks that make system calls (see `Ledger.check`)."""
+    drift = state.ledger.check(full=full)
+    if drift.retire is not None:
+        request_restart()
+        state.retire = state.retire or drift.retire
+
+
 def restore_tree(state: Host) -> list[str]:
-    """Put the worker's copy of the project back as found (see `sandbox`); the paths a unit had changed."""
-    return state.sandbox.restore() if state.sandbox is not None else []
+    """Put the worker's copy of the project back as found (see `sandbox`); the paths a unit had changed.
+
+    A unit that used up the descriptors must not fail the clean-up: the descriptors opened since the
+    ledger's snapshot are closed, and the worker is replaced after the unit (see `Ledger.reclaim`).
+    """
+    if state.sandbox is None:
+        return []
+    try:
+        return state.sandbox.restore()
+    except OSError as exc:
+        if exc.errno not in (errno.EMFILE, errno.ENFILE):
+            raise
+        state.ledger.reclaim()
+        request_restart()
+        state.retire = state.retire or "used up every file descriptor"
+        return state.sandbox.restore()
 
 
 def import_graph(state: Host) -> tuple[ImportGraph, dict[str, ModuleType]]:

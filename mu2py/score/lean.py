@@ -117,8 +117,23 @@ def distrust(item: Any) -> None:
     _verdicts[item] = False
 
 
-def call(item: Any) -> str:
+class SubtestDecided(BaseException):
+    """Raised into a test judging a mutant when one of its subtests failed: nothing later changes the verdict."""
+
+
+class _Decisive(unittest.TestResult):
+    """A unittest result that ends the test at its first failing subtest (see `SubtestDecided`)."""
+
+    def addSubTest(self, test: Any, subtest: Any, err: Any) -> None:
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            raise SubtestDecided()
+
+
+def call(item: Any, decisive: bool = False) -> str:
     """Call the lean test `item` once: "passed", "failed" or "skipped" (pytest.skip or pytest.xfail inside it).
+
+    With `decisive` (the test judges a mutant) a unittest case ends at its first failing subtest.
 
     Exceptions the caller owns (the runner's timeout, a wait to bind an address) propagate, as do
     KeyboardInterrupt and pytest.exit.
@@ -133,7 +148,7 @@ def call(item: Any) -> str:
     try:
         with filters_of(item):
             if type(item) is TestCaseFunction:  # as `_decide` told them apart
-                return lean_case(item.parent.obj, item.name)
+                return lean_case(item.parent.obj, item.name, decisive)
             params = item.callspec.params if hasattr(item, "callspec") else {}
             return lean_call(item.obj, {name: params[name] for name in item._fixtureinfo.argnames})
     except (Skipped, XFailed):
@@ -166,7 +181,7 @@ def lean_call(function: Any, args: dict[str, Any]) -> str:
     return "failed" if hasattr(result, "__await__") or hasattr(result, "__aiter__") else "passed"
 
 
-def lean_case(cls: type[unittest.TestCase], name: str) -> str:
+def lean_case(cls: type[unittest.TestCase], name: str, decisive: bool = False) -> str:
     """A unittest method run as pytest runs it, its class set up and torn down around it (pytest's class fixture
     does so for each of a worker's runs, which end with a full teardown): "passed", "failed" or "skipped".
 
@@ -178,7 +193,7 @@ def lean_case(cls: type[unittest.TestCase], name: str) -> str:
     except Exception:  # noqa: BLE001 - pytest's class fixture fails every test of the class
         cls.doClassCleanups()
         return "failed"
-    result = unittest.TestResult()
+    result = _Decisive() if decisive else unittest.TestResult()
     torn = True
     try:
         cls(name).run(result)

@@ -51,11 +51,23 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
     # tests that fail when run a second time on the original judge mutants in a fresh interpreter only
     once = {t for t, test in enumerate(state.tests) if test.get("repeatable") is False}
 
+    position = {test["nodeid"]: t for t, test in enumerate(state.tests)}
+
+    def fresh(chosen: list[int]) -> list[tuple[str, int]]:
+        """The tests of `chosen` that judge in a fresh interpreter only, each after the tests it needs (pytest's
+        order: an order-dependent test passes only after them), in collection order."""
+        needed = set()
+        for t in chosen:
+            if t in once:
+                needed.add(t)
+                needed.update(position[n] for n in state.tests[t].get("after", ()) if n in position)
+        return [(state.tests[t]["nodeid"], t) for t in sorted(needed)]
+
     def split(chosen: list[int]) -> dict[str, Any]:
         in_place = [t for t in chosen if t not in once]
         return {"tests": [(state.tests[t]["nodeid"], round(config.timeout_factor * state.tests[t]["seconds"]
                                                            + config.min_timeout, 3), t) for t in in_place],
-                "fresh": [(state.tests[t]["nodeid"], t) for t in chosen if t in once],
+                "fresh": fresh(chosen),
                 **({"volatile": volatile} if volatile else {})}
 
     volatile = list(base.get("volatile", []))

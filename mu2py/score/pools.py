@@ -4,6 +4,11 @@ Every worker hosts the suite's pytest session (`session.host`) and runs `units.r
 cluster, each task (`score_shard`) hosts one such worker on its machine and keeps it for the
 next shards of the same suite.  A unit's deadline (`deadline`) is a backstop past its tests'
 own timeouts, for a worker stuck inside C code.
+
+A worker's start-up is never charged to a unit's deadline, here or on a cluster: its clock starts
+when the unit is sent, and a worker takes units only once it has collected the suite and prepared
+it for units (`host_entry`); a cluster's workers get the parent's catalog of the mutants as local
+ones do (sent once per run), rather than parsing the modules again.
 """
 
 from __future__ import annotations
@@ -27,26 +32,31 @@ def open_pool(spec: SuiteSpec, config: ScoreConfig, catalog: Catalog | None = No
     if config.cluster:
         from mu2py.engine.cluster import DaskExecutor
 
-        return ShardedPool(DaskExecutor(config.cluster), spec, config.shard_size)
+        return ShardedPool(DaskExecutor(config.cluster), spec, config.shard_size, catalog)
     return _local_pool(spec, config.workers, catalog)
 
 
 def _local_pool(spec: SuiteSpec, workers: int, catalog: Catalog | None = None) -> Processes:
-    return Processes(max(1, workers), initializer=host_entry, initargs=(spec, catalog), hosting=True, retries=0)
+    # a unit that crashed its worker, overran its deadline or filled memory is judged once more on another
+    # worker before it is lost: the state the first worker was in (what earlier units left) must not decide it
+    return Processes(max(1, workers), initializer=host_entry, initargs=(spec, catalog), hosting=True, retries=1)
 
 
 _SHARD_POOLS: dict[SuiteSpec, Processes] = {}
 
 
 def score_shard(shard: dict[str, Any]) -> list[Any]:
-    """Run a shard of units on this machine, in a hosted worker kept for later shards (one cluster task)."""
+    """Run a shard of units on this machine, in a hosted worker kept for later shards (one cluster task).
+
+    The worker's start-up (spawn, imports, collecting the suite, preparing it) comes before its first unit
+    is sent, so no unit's deadline counts it (see `Processes.map_unordered`, `host_entry`)."""
     spec = shard["spec"]
     pool = _SHARD_POOLS.get(spec)
     if pool is None:
         for old in _SHARD_POOLS.values():
             old.close()
         _SHARD_POOLS.clear()
-        pool = _SHARD_POOLS[spec] = _local_pool(spec, 1)
+        pool = _SHARD_POOLS[spec] = _local_pool(spec, 1, shard.get("catalog"))
     results = dict(pool.map_unordered(run_unit, shard["units"], deadline=deadline))
     return [results[i] for i in range(len(shard["units"]))]
 
@@ -54,11 +64,13 @@ def score_shard(shard: dict[str, Any]) -> list[Any]:
 class ShardedPool:
     """Presents a cluster executor as a pool of score workers: units go out in shards, results come back per unit."""
 
-    def __init__(self, outer: Any, spec: SuiteSpec, size: int) -> None:
+    def __init__(self, outer: Any, spec: SuiteSpec, size: int, catalog: Catalog | None = None) -> None:
         self.outer = outer
         self.spec = spec
         self.size = max(1, size)
         self.workers = outer.workers
+        self.catalog = catalog
+        self._shared: Any = None  # the catalog as sent to the cluster once (a Dask future), for every shard
 
     @property
     def dashboard(self) -> str:
@@ -69,8 +81,14 @@ class ShardedPool:
         """Yield `(index, result)` per unit; `fn` is always `run_unit`, run by `score_shard` on the cluster."""
         size = min(self.size, max(1, len(units) // (2 * self.workers) or 1))  # a few shards per worker at least
         shards = [units[k:k + size] for k in range(0, len(units), size)]
+        if self.catalog is not None and self._shared is None:
+            # each worker builds its first hosted worker from it instead of parsing every module with libcst
+            # (seconds per module of a thousand lines)
+            share = getattr(self.outer, "share", None)
+            self._shared = share(self.catalog) if share is not None else self.catalog
+        payload = {"spec": self.spec} if self._shared is None else {"spec": self.spec, "catalog": self._shared}
         # score_shard hosts its own worker process on the cluster machine: no second layer of isolation
-        for s, results in self.outer.map_unordered(score_shard, [{"spec": self.spec, "units": u} for u in shards],
+        for s, results in self.outer.map_unordered(score_shard, [dict(payload, units=u) for u in shards],
                                                    isolate=False):
             for j, result in enumerate(results):
                 yield s * size + j, result
@@ -83,17 +101,32 @@ class ShardedPool:
 
 
 def host_entry(spec: SuiteSpec, catalog: Catalog | None, serve: Callable[[], None]) -> None:
-    """Worker entry: host the pytest session (imported lazily so the parent never imports pytest for it); the
-    worker ends as soon as the parent stops it."""
+    """Worker entry: host the pytest session (imported lazily so the parent never imports pytest for it), prepare
+    it for units, then serve them; the worker ends as soon as the parent stops it."""
     from mu2py.score.session import host
 
     def serve_then_exit() -> None:
+        _prepare()  # before `serve` tells the parent this worker is ready: no unit's deadline is running yet
         serve()
         # every reply is sent and the parent is waiting for this process to end: pytest's session finish (a
         # terminal summary that imports Hypothesis, over a second, for nobody to read) would only delay it
         os._exit(0)
 
     host(spec, serve_then_exit, catalog)
+
+
+def _prepare() -> None:
+    """The hosted suite made ready for units (`hosted.state`: the program, from the parent's catalog or else
+    built here, and per module its swap and snapshots), which the first unit would otherwise do inside its
+    deadline.  A failure is left for that unit to meet, as before."""
+    from mu2py.score import hosted
+
+    if hosted.HOST is None or hosted.HOST.error:
+        return  # collection failed: the unit reports why
+    try:
+        hosted.state()
+    except Exception:  # noqa: BLE001 - the first unit prepares it again, and reports what goes wrong
+        hosted.HOST.program = None
 
 
 SLACK = 10.0

@@ -229,6 +229,33 @@ def _mark(state: ScoreRun, entries: list[dict[str, Any]]) -> None:
         e["direct"] = any(p in state.test_names for p in parts)
 
 
+# how each mode of judging a mutant is named where the report says where the time went
+_MODES = {"mutant": "function mutants, code swapped in place", "reexec": "import-time mutants, module re-run in place",
+          "isolated": "mutants judged in a fresh interpreter"}
+
+
+def time_spent(entries: list[dict[str, Any]], baseline: float) -> dict[str, Any]:
+    """Where this run's worker time went: the baseline, then per way of judging a mutant its mutants and seconds
+    (deadlines of lost units included), and why mutants needed a fresh interpreter (cached verdicts left out)."""
+    spent: dict[str, Any] = {"baseline": {"seconds": round(baseline, 2)}}
+    why: dict[str, int] = {}
+    for e in entries:
+        if e.get("cached") or e.get("pruned") or e.get("mode") not in _MODES:
+            continue
+        part = spent.setdefault(_MODES[e["mode"]], {"mutants": 0, "seconds": 0.0})
+        part["mutants"] += 1
+        part["seconds"] += e.get("seconds") or 0.0
+        if e["mode"] == "isolated":
+            reason = re.sub(r"\d+", "N", str(e.get("isolated_because") or "--import-time fresh"))[:80]
+            why[reason] = why.get(reason, 0) + 1
+    for name in _MODES.values():
+        if name in spent:
+            spent[name]["seconds"] = round(spent[name]["seconds"], 2)
+    if why:
+        spent["why fresh"] = dict(sorted(why.items(), key=lambda item: -item[1]))
+    return spent
+
+
 def report(state: ScoreRun) -> dict[str, Any]:
     """The JSON report: a summary, per-file totals, one entry per mutant, and the survivors in triage order."""
     entries = []
@@ -258,6 +285,7 @@ def report(state: ScoreRun) -> dict[str, Any]:
         catalog[m.file] = catalog.get(m.file, 0) + 1
     _mark(state, entries)
     return assemble(entries, catalog, {
+        "time": time_spent(entries, state.baseline_seconds),
         "skipped_import_time": skipped, "skipped_unimportable": unimportable, "unimportable": state.unimportable,
         "tests": len(state.tests), "seconds": round(state.seconds, 2),
         "baseline_seconds": round(state.baseline_seconds, 2), "scope": state.scope})

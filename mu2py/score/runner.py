@@ -26,6 +26,7 @@ EXAMPLE_TIMEOUT = 1.0  # the least time one example of a @given test gets under 
 last_skipped = False  # the latest `run_test` passed by skipping (a skip or skipif mark, pytest.skip())
 _fired = False  # the alarm of the running test fired
 _subtest_failed = False  # a subtest of the test `run_test` is running failed (see `note_report`)
+_judging = False  # the running test judges a mutant (it has a timeout): its first failing subtest decides
 _testing = False  # `run_test` is running a test
 _suspect = False  # an alarm of the running test may have interrupted pytest's own bookkeeping
 replacing = False  # the latest `run_test` asked for its worker to be replaced (its state is suspect)
@@ -40,6 +41,10 @@ def note_report(report: Any) -> None:
     global _subtest_failed
     if report.failed and not hasattr(report, "wasxfail"):
         _subtest_failed = True
+        if _judging:
+            # the verdict is decided: the test's later subtests (hundreds, in a data-driven test) would only
+            # spend the mutant's time; raised out of the subtest's context, it ends the test as a failure
+            raise lean.SubtestDecided()
 
 
 def note_bind(address: Any) -> None:
@@ -126,10 +131,12 @@ def _run(item: Any, timeout: float | None, lean_run: bool) -> str:
     from _pytest.runner import runtestprotocol
 
     state = hosted.state()
+    hosted.before_test(state)
     hosted.fresh_start(state)
     restore_params(state.params, item)
-    global _fired, _subtest_failed, _suspect, _testing, last_skipped, replacing
+    global _fired, _judging, _subtest_failed, _suspect, _testing, last_skipped, replacing
     _fired = _subtest_failed = _suspect = last_skipped = replacing = ports.busy = False
+    _judging = bool(timeout)
     given.fired_outside = False
     if timeout:
         # a @given test's examples: each at most a fifth of the whole (twice the original's full run)
@@ -140,7 +147,7 @@ def _run(item: Any, timeout: float | None, lean_run: bool) -> str:
             outcome = ""
             try:
                 if lean_run:
-                    outcome = lean.call(item)
+                    outcome = lean.call(item, _judging)
                     reports = []
                 else:
                     with filters_of(item):
@@ -148,15 +155,22 @@ def _run(item: Any, timeout: float | None, lean_run: bool) -> str:
             except (Timeout, ports.Busy):
                 reports = []
                 outcome = "failed"
+            except KeyboardInterrupt:
+                # the test's own (a worker's Ctrl-C is its parent's to handle, which ends the worker): a failure,
+                # as in a plain run; pytest's protocol stopped before the teardown, so the worker is replaced
+                request_restart()
+                replacing = True
+                return "timeout" if _fired else "failed"
             except Exception:  # noqa: BLE001 - pytest's own reporting broke (a mutant disturbed what it relies on)
                 request_restart()
                 replacing = True
                 return "failed"  # checked on the original by the caller, then judged in a fresh interpreter
             finally:
-                _testing = False
+                _testing = _judging = False
                 given.limit = None
     finally:
         ports.release()
+        hosted.after_test(state)
     if ports.busy:
         return "busy"
     if _fired:

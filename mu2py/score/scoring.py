@@ -109,8 +109,11 @@ def score(spec: SuiteSpec, config: ScoreConfig,
                     index = unit["index"]
                     if isinstance(result, Lost):
                         # the worker died (crash, os._exit) or hung past every test's timeout: the suite noticed
+                        # (on two workers, the second fresh: see `pools`); its seconds are both attempts', deadlines
+                        # included
                         result = {"status": "timeout" if "deadline" in result.reason else "killed",
-                                  "killed_by": f"<{result.reason}>", "tests_run": len(unit["tests"])}
+                                  "killed_by": f"<{result.reason}>", "tests_run": len(unit["tests"]),
+                                  "seconds": result.seconds}
                     if result["status"] == "retry":
                         attempts[index] = attempts.get(index, 0) + 1
                         if attempts[index] <= 1:

@@ -8,10 +8,12 @@
 - `isolated`: the suite in a fresh interpreter with the mutated module imported from source
   (see `isolated`).
 
-Invariants: after every unit the live modules hold their original code and the worker's copy
-of the project holds the original files; a kill stands only if its test passes on the restored
-original (else the unit asks to be retried on a new worker); a unit that cannot guarantee the
-first (a timeout interrupting pytest itself) asks for its worker to be replaced.
+Invariants: after every unit the live modules hold their original code, the worker's copy
+of the project holds the original files and the interpreter-wide state of the worker's ledger is
+as before the first test (see `hosted.after_test`); a kill or a timeout stands only if its test
+passes on the restored original, right after, in the same worker (else the unit asks to be retried
+on a new worker); a unit that cannot guarantee the first (a timeout interrupting pytest itself) asks
+for its worker to be replaced.
 """
 
 from __future__ import annotations
@@ -57,14 +59,21 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     tests = []
     state.opened = set()
     try:
-        for nodeid, item in state.items.items():
+        for position, (nodeid, item) in enumerate(state.items.items()):
             recorder.reset()
             start = time.perf_counter()
             outcome = run_test(item, None)
             seconds = time.perf_counter() - start
+            after: list[str] = []
+            if outcome == "failed" and position:
+                # from its fresh start it fails: maybe it needs what the tests before it leave (pytest's order)
+                outcome, seconds = _in_order(state, position, recorder)
+                if outcome == "passed":
+                    after = list(state.items)[:position]
             recorder.finish()
             tests.append({"nodeid": nodeid, "outcome": outcome, "skipped": runner.last_skipped, "seconds": seconds,
-                          "reached": sorted(recorder.reached), "infected": sorted(recorder.infected)})
+                          "reached": sorted(recorder.reached), "infected": sorted(recorder.infected),
+                          **({"after": after, "repeatable": False} if after else {})})
     finally:
         for info in modules:
             if info.name in state.unimportable:
@@ -90,6 +99,26 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     opened, state.opened = sorted(state.opened), None
     return {"tests": tests, "unprobed": unprobed, "opened": opened, "volatile": sorted(set(volatile)),
             "unimportable": dict(state.unimportable), "modules": list(state.spec.modules), "peak_rss": peak_rss()}
+
+
+def _in_order(state: hosted.Host, position: int, recorder: Any) -> tuple[str, float]:
+    """The test at `position` run after every test before it in pytest's order, with no fresh start between them
+    (as a plain pytest run leaves the package's state); its outcome and seconds, its reach in `recorder`.
+
+    A test that passes only so depends on the tests before it: it judges mutants in a fresh interpreter,
+    after those tests (see `plan`), never in place.
+    """
+    state.keep_state = True
+    try:
+        for item in state.order[:position]:
+            run_test(item, None)
+        hosted.restore_tree(state)
+        recorder.reset()
+        start = time.perf_counter()
+        outcome = run_test(state.order[position], None)
+        return outcome, time.perf_counter() - start
+    finally:
+        state.keep_state = False
 
 
 def peak_rss() -> int:
@@ -129,20 +158,24 @@ def _run_tests(state: hosted.Host, tests: list[tuple[str, float]], survived: dic
             return _busy(nodeid)
         if outcome != "passed":
             return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid, "tests_run": run,
-                    "position": position}
+                    "position": position, "limit": timeout}
     return dict(survived, tests_run=len(tests))
 
 
 def _checked(state: hosted.Host, verdict: dict[str, Any]) -> dict[str, Any]:
-    """A kill stands only if its test passes on the restored original; else this worker's state is corrupt."""
-    if verdict["status"] != "killed":
+    """A kill or a timeout stands only if its test passes on the restored original, now, in this worker (a
+    timeout within the same limit); else this worker's state decided it, and a new worker judges the mutant."""
+    limit = verdict.pop("limit", None)
+    if verdict["status"] not in ("killed", "timeout"):
         return verdict
-    outcome = run_test(hosted.item(state, verdict["killed_by"], verdict.get("position")), None)
+    outcome = run_test(hosted.item(state, verdict["killed_by"], verdict.get("position")),
+                       limit if verdict["status"] == "timeout" else None)
     if outcome == "busy":
         return _busy(verdict["killed_by"])
     if outcome != "passed":
         request_restart()
-        return {"status": "retry", "why": f"{verdict['killed_by']} fails on the original after this mutant"}
+        return {"status": "retry", "why": f"{verdict['killed_by']} {'times out' if outcome == 'timeout' else 'fails'}"
+                                         " on the original after this mutant"}
     return verdict
 
 

@@ -2,7 +2,7 @@
 
 from hypothesis import strategies as st
 
-from hostile_pkg import leaks
+from hostile_pkg import leaks, state
 from mu2py import driver
 
 _EDGE = st.integers(995, 1000)
@@ -59,3 +59,42 @@ def _nest(depth):
     for _ in range(depth):
         value = [value]
     return value
+
+
+# round 3 (`state`): interpreter-wide state
+_STATE_TARGET = ["hostile_pkg.state"]
+
+
+@driver(_EDGE, targets=_STATE_TARGET)
+def lowered(n):
+    return state.lowered(n)
+
+
+@driver(_EDGE, targets=_STATE_TARGET)
+def keeps_garbage(n):
+    return state.keeps_garbage(n)
+
+
+@driver(_EDGE, targets=_STATE_TARGET)
+def leaks_descriptors(n):
+    return state.leaks_descriptors(n)
+
+
+@driver(_EDGE, targets=_STATE_TARGET)
+def registers_exit(n):
+    return state.registers_exit(n)
+
+
+@driver(_EDGE, targets=_STATE_TARGET)
+def interrupts(n):
+    return state.interrupts(n)
+
+
+@driver(_EDGE, targets=_STATE_TARGET)
+def spins(n):
+    return state.spins(n)
+
+
+@driver(_EDGE, targets=_STATE_TARGET)
+def gives_up(n):
+    return state.gives_up(n)

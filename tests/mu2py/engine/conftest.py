@@ -57,6 +57,9 @@ def _child(spec: str, packages: tuple[str, ...], mutated: tuple[str, str, str] |
     """The forked child's work: never returns (a grandchild returning here exits silently)."""
     me = os.getpid()
     try:
+        import mu2py.engine.runs as runs
+
+        runs.interrupt_is_outcome = True  # as in a host: no terminal's Ctrl-C reaches this child
         os.setsid()
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)  # what the run prints is not the test's output

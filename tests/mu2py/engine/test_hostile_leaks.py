@@ -9,6 +9,7 @@ process the program started outlives the command, and the user's file is intact.
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -40,22 +41,28 @@ def data_on_path(monkeypatch):
         del sys.modules[name]
 
 
-def _mu2py(workdir, *args, timeout=60):
-    """Run mu2py in `workdir`; (completed process, pids the program's processes noted)."""
+def _mu2py(workdir, *args, timeout=60, descriptors=None):
+    """Run mu2py in `workdir` (with at most `descriptors` open files); (completed process, pids the program's
+    processes noted)."""
     pids = workdir.parent / "pids.txt"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(DATA), *sys.path]), HOSTILE_PIDS=str(pids))
+
+    def limit():
+        if descriptors is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
     proc = subprocess.run([sys.executable, "-m", "mu2py", *args], cwd=workdir, env=env, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, preexec_fn=limit)
     noted = [int(p) for p in pids.read_text().split()] if pids.exists() else []
     return proc, noted
 
 
-def _mutant(reached, function, code, operator):
-    """The id of the `operator` mutant on the first line of `function` (in leaks.py) that starts with `code`."""
-    lines = (DATA / "hostile_pkg" / "leaks.py").read_text().splitlines()
-    start = next(k for k, line in enumerate(lines) if line.startswith(f"def {function}("))
+def _mutant(reached, function, code, operator, module=LEAKS):
+    """The id of the `operator` mutant on the first line of `function` (in `module`) that starts with `code`."""
+    lines = (DATA / "hostile_pkg" / f"{module.rpartition('.')[2]}.py").read_text().splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith((f"def {function}(", f"async def {function}(")))
     number = next(k for k in range(start, len(lines)) if lines[k].strip().startswith(code)) + 1
-    found = [i for i in reached if i.startswith(f"{LEAKS}:{number}:") and i.endswith(f":{operator}")]
+    found = [i for i in reached if i.startswith(f"{module}:{number}:") and i.endswith(f":{operator}")]
     assert len(found) == 1, (function, code, operator, found)
     return found[0]
 
@@ -75,10 +82,11 @@ def _no_strays(noted):
     assert not alive, f"{len(alive)} of {len(noted)} processes the program started outlived mu2py"
 
 
-def _mutate_matches_truth(fresh_truth, workdir, driver, values, timeout=0.3):
+def _mutate_matches_truth(fresh_truth, workdir, driver, values, timeout=0.3, descriptors=None):
     """`mutate --json` on `values`: finishes, parses, and its reached mutants' verdicts equal a fresh process's."""
     spec = f"hostile_pkg.leak_drivers:{driver}"
-    proc, noted = _mu2py(workdir, "mutate", spec, "--value", *map(str, values), "--json", "--timeout", str(timeout))
+    proc, noted = _mu2py(workdir, "mutate", spec, "--value", *map(str, values), "--json", "--timeout", str(timeout),
+                         descriptors=descriptors)
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(proc.stdout)  # nothing but the JSON document
     reached = {m["id"]: m["reason"] for m in report["mutants"] if m["reached"]}
@@ -184,3 +192,52 @@ def test_a_deep_input_neither_stops_fuzz_nor_mutate(workdir, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(proc.stdout)
     assert len(report["inputs"]) == len(index) and report["summary"]["total"] > 0
+
+
+# Round 3: interpreter-wide state (see `hostile_pkg.state`).  Each run's verdicts equal a fresh process's.
+STATE = "hostile_pkg.state"
+VALUES = [1000, 999, 998, 997, 996, 995]
+
+
+# a mutant raises before putting the recursion limit back: later runs, 300 frames deep, are not RecursionErrors
+def test_a_lowered_recursion_limit_is_put_back(workdir, data_on_path, fresh_truth):
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "lowered", VALUES)
+    assert reached[_mutant(reached, "lowered", "if n > 1000", "constant", STATE)] is None
+
+
+# a mutant turns on gc.DEBUG_SAVEALL: later runs' collections keep nothing
+def test_the_collectors_debug_flags_are_put_back(workdir, data_on_path, fresh_truth):
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "keeps_garbage", VALUES)
+    assert reached[_mutant(reached, "keeps_garbage", "if n > 1000", "constant", STATE)] is None
+
+
+# a mutant leaves 120 descriptors open on every run, under a limit of 256 (macOS's default): later runs can
+# still open files, and mu2py's own clean-up never fails
+def test_leaked_descriptors_never_kill_a_later_mutant(workdir, data_on_path, fresh_truth):
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "leaks_descriptors", VALUES, descriptors=256)
+    assert reached[_mutant(reached, "leaks_descriptors", "if n > 1000", "constant", STATE)] is None
+
+
+# a mutant registers an exit handler writing on descriptor 1: --json stays one document
+def test_an_exit_handler_never_reaches_the_report(workdir, data_on_path, fresh_truth):
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "registers_exit", VALUES)
+    assert reached[_mutant(reached, "registers_exit", "if n > 1000", "boundary", STATE)] is None
+
+
+# the program raises KeyboardInterrupt: its outcome, not the user stopping mu2py
+def test_a_keyboard_interrupt_of_the_program_is_an_exception(workdir, data_on_path, fresh_truth):
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "interrupts", VALUES)
+    assert reached[_mutant(reached, "interrupts", "if n > 1000", "boundary", STATE)] == "exception"
+
+
+# an endless loop inside an asyncio task nobody awaits: the alarm's exception is stored in the task, and
+# asyncio.run returns normally; the timer fired, so it is a timeout
+def test_a_loop_in_an_unawaited_task_is_a_timeout(workdir, data_on_path, fresh_truth):
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "spins", VALUES)
+    assert "timeout" in reached.values()
+
+
+# the program catches the alarm's exception with a bare except and returns: still a timeout
+def test_a_swallowed_timeout_is_a_timeout(workdir, data_on_path, fresh_truth):
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "gives_up", VALUES)
+    assert reached[_mutant(reached, "gives_up", "n -= 7", "aug_assign", STATE)] == "timeout"

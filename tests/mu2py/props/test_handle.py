@@ -5,6 +5,7 @@ import os
 import random
 from types import SimpleNamespace
 
+import hypothesis.core
 import pytest
 from hypothesis import Phase, assume, given, settings
 from hypothesis import strategies as st
@@ -106,8 +107,14 @@ def test_kill_rule_passes_on_the_original_and_fails_or_hangs_on_the_mutant(mode:
         assert short.status == 0 and short.output is None
 
 
+@pytest.fixture
+def plain_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replay as a plain pytest run makes it: `--hypothesis-seed` given to this suite turns the database off."""
+    monkeypatch.setattr(hypothesis.core, "global_force_seed", None)
+
+
 @pytest.mark.parametrize("mode", MODES)
-def test_a_killing_input_saved_under_its_key_is_replayed_by_a_plain_run(mode: str) -> None:
+def test_a_killing_input_saved_under_its_key_is_replayed_by_a_plain_run(mode: str, plain_run: None) -> None:
     handle = _handle(prop_clamped, mode)
     buffer = _passing_and_killing(handle)
     assert handle.failing_choices(buffer, 1.0) is None  # passes on the original: nothing to save
@@ -158,7 +165,7 @@ def test_fresh_choice_inputs_are_hypothesis_own_generation_where_bytes_are_unifo
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_killing_input_is_shrunk_by_hypothesis_on_the_mutant(mode: str) -> None:
+def test_a_killing_input_is_shrunk_by_hypothesis_on_the_mutant(mode: str, plain_run: None) -> None:
     handle = _handle(prop_clamped, mode)
     buffer = _passing_and_killing(handle)
     with _Mutant(_identity.__code__):

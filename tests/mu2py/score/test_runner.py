@@ -53,3 +53,23 @@ def test_a_subtest_failing_on_the_original_stops_the_score(tmp_path, capsys):
     assert main(["score", "--root", str(root), "--paths", "sub_pkg", "--tests", "tests", "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert "fails on the original code" in err and "test_double" in err and "test_clamp" not in err
+
+
+def test_a_test_judging_a_mutant_stops_at_its_first_failing_subtest(tmp_path, capsys, monkeypatch):
+    """Data-driven tests with hundreds of subtests: once one fails the verdict is decided, the rest is not run."""
+    root = tmp_path / "project"
+    shutil.copytree(SAMPLE, root)
+    log = tmp_path / "subtests.log"
+    monkeypatch.setenv("SUBTEST_LOG", str(log))
+    test_file = root / "tests" / "test_calc.py"
+    test_file.write_text("import os\n" + test_file.read_text().replace(
+        "                self.assertEqual(double(n), want)",
+        "                with open(os.environ['SUBTEST_LOG'], 'a') as f:\n"
+        "                    f.write(f'{n} {double(n)}\\n')\n"
+        "                self.assertEqual(double(n), want)"))
+    found = _score(root, capsys)
+    assert found["sub_pkg.calc:7:11:arithmetic"]["status"] == "killed"  # n / FACTOR: its subtest n=1 fails
+    seen = log.read_text().split("\n")
+    assert "1 0.5" in seen  # the failing subtest ran under the mutant
+    assert "3 1.5" not in seen  # and the one after it did not
+    assert "3 6" in seen  # the original's runs went through every subtest

@@ -1,0 +1,100 @@
+"""A suite whose tests and mutants leave interpreter-wide state behind is scored as plain pytest scores it.
+
+tests/data/score_state: a test turns on gc.DEBUG_SAVEALL and never turns it off, one registers an exit
+handler writing on descriptor 1, an order-dependent pair (`test_handle` needs what `test_register`
+registered), and mutants that lower the recursion limit and raise, raise KeyboardInterrupt, or leave 100
+descriptors open per call (under a limit of 256, macOS's default).  `score --json` runs as a user runs
+it; each mutant's status must equal plain pytest's on the mutated file in a fresh copy of the project,
+under the same descriptor limit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_state"
+DESCRIPTORS = 256
+PLAIN_TIMEOUT = 120.0  # no mutant here hangs: a plain run is seconds, on a loaded machine tens of them
+
+
+def _limit() -> None:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (DESCRIPTORS, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+
+def _env(root: Path) -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(root), PYTHONDONTWRITEBYTECODE="1")
+
+
+def _plain(project: Path, module: str, source: str, where: Path) -> str:
+    """Plain pytest on a fresh copy of `project` with `module`'s file replaced by `source`: its status."""
+    shutil.copytree(project, where)
+    (where / Path(*module.split("."))).with_suffix(".py").write_text(source)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+                               "-p", "no:hypothesispytest", "tests"],
+                              cwd=where, env=_env(where), capture_output=True, text=True, timeout=PLAIN_TIMEOUT,
+                              preexec_fn=_limit)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return "survived" if proc.returncode == 0 else "killed"
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    root = tmp_path_factory.mktemp("state") / "project"
+    shutil.copytree(SAMPLE, root)
+    proc = subprocess.run([sys.executable, "-m", "mu2py", "score", "--no-cache", "--json"], cwd=root, env=_env(root),
+                          capture_output=True, text=True, timeout=300, preexec_fn=_limit)
+    return proc, root
+
+
+def test_the_report_is_one_json_document_and_the_project_is_intact(scored):
+    proc, root = scored
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout)  # the exit handler's line went nowhere near it
+    assert "exit handler" not in proc.stdout
+    assert report["summary"]["tests"] == 8  # the order-dependent pair included: the suite is scored
+    for path in SAMPLE.rglob("*.py"):
+        assert (root / path.relative_to(SAMPLE)).read_text() == path.read_text()
+
+
+def test_every_status_equals_plain_pytest_on_the_mutated_file(scored, tmp_path):
+    from mu2py.score.spec import SuiteSpec, build_program
+
+    proc, root = scored
+    report = json.loads(proc.stdout)
+    modules = ("statepkg.ops", "statepkg.registry")
+    files = tuple(str(SAMPLE / Path(*m.split("."))) + ".py" for m in modules)
+    program = build_program(SuiteSpec(str(SAMPLE), (), modules, files))
+    ids = {m.id: m for m in program.mutants}
+    statuses = {m["id"]: m["status"] for m in report["mutants"] if m["id"] in ids}
+    assert len(statuses) == len(ids)
+
+    def truth(item: tuple[int, str]) -> tuple[str, str]:
+        k, mutant_id = item
+        m = ids[mutant_id]
+        return mutant_id, _plain(SAMPLE, m.module, program.mutant_source(mutant_id), tmp_path / str(k))
+
+    with ThreadPoolExecutor(2) as pool:
+        plain = dict(pool.map(truth, enumerate(sorted(statuses))))
+    wrong = {i: (statuses[i], plain[i]) for i in statuses if statuses[i] != plain[i]}
+    assert not wrong, f"{len(wrong)}/{len(statuses)} statuses differ from plain pytest (mu2py, plain): {wrong}"
+    assert {"killed", "survived"} <= set(statuses.values())
+
+
+def test_a_keyboard_interrupt_costs_no_deadline(scored):
+    proc, _ = scored
+    report = json.loads(proc.stdout)
+    lines = (SAMPLE / "statepkg" / "ops.py").read_text().splitlines()
+    guard = lines.index("        raise KeyboardInterrupt  # pragma: no mutate")  # the guard's line number (1-based)
+    raising = [m for m in report["mutants"] if m["id"].startswith(f"statepkg.ops:{guard}:") and m["status"] == "killed"]
+    assert raising and all(m["killed_by"].endswith("test_interrupted") and m["seconds"] < 5 for m in raising)
