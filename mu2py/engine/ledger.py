@@ -547,17 +547,49 @@ class _ModuleAttrs(Entry):
             self._put(sys.modules[self._module], saved)
 
 
-def _logging_state(logging: Any) -> tuple[Any, ...]:
-    root = logging.root
-    return root.level, tuple(root.handlers), root.disabled, logging.root.manager.disable
+def _logger_state(logger: Any) -> tuple[Any, ...]:
+    return (logger.level, tuple(logger.handlers), logger.disabled, tuple(logger.filters),
+            getattr(logger, "propagate", True))
 
 
-def _put_logging(logging: Any, saved: tuple[Any, ...]) -> None:
-    root = logging.root
-    root.setLevel(saved[0])
-    root.handlers[:] = list(saved[1])
-    root.disabled = saved[2]
-    logging.disable(saved[3])
+class _Loggers(Entry):
+    """The root logger and every logger that existed at the snapshot (level, handlers, disabled, filters,
+    propagate), and `logging.disable`: tests configure loggers by name and leave them so (a library's own logger
+    with a handler added), and a unit must not inherit another's.  Loggers made since the snapshot are left as
+    they are: the module that made one may hold it."""
+
+    name = "loggers"
+    costly = True
+
+    def snapshot(self) -> tuple[Any, ...] | None:
+        logging = sys.modules.get("logging")
+        if logging is None:
+            return None
+        manager = logging.root.manager
+        loggers = [logging.root, *(logger for logger in list(manager.loggerDict.values())
+                                   if isinstance(logger, logging.Logger))]
+        return tuple((logger, _logger_state(logger)) for logger in loggers), manager.disable
+
+    def differs(self, saved: tuple[Any, ...] | None) -> bool:
+        logging = sys.modules.get("logging")
+        if saved is None or logging is None:
+            return False
+        loggers, disable = saved
+        return logging.root.manager.disable != disable or any(_logger_state(lg) != st for lg, st in loggers)
+
+    def restore(self, saved: tuple[Any, ...] | None) -> None:
+        logging = sys.modules["logging"]
+        assert saved is not None
+        loggers, disable = saved
+        for logger, state in loggers:
+            if _logger_state(logger) != state:
+                logger.level, handlers, logger.disabled, filters, propagate = state
+                logger.handlers[:] = list(handlers)
+                logger.filters[:] = list(filters)
+                if logger is not logging.root:
+                    logger.propagate = propagate
+        logging.disable(disable)
+        logging.root.manager._clear_cache()  # the levels isEnabledFor cached per logger
 
 
 def _put_tempdir(tempfile: Any, saved: tuple[Any, ...]) -> None:
@@ -777,7 +809,7 @@ def default_entries(*, threads: bool = True) -> list[Entry]:
         _Value("faulthandler", faulthandler.is_enabled, _put_faulthandler, guarded=True),
         _ModuleAttrs("tempfile.tempdir", "tempfile", lambda m: (m.tempdir,), _put_tempdir),
         _ModuleAttrs("socket default timeout", "socket", lambda m: (m.getdefaulttimeout(),), _put_socket_timeout),
-        _ModuleAttrs("root logger", "logging", _logging_state, _put_logging),
+        _Loggers(),
     ]
     if threads:
         entries.append(_Threads())

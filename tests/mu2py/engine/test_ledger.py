@@ -56,7 +56,9 @@ HAZARDS = {
     "signal handlers": lambda: signal.signal(signal.SIGUSR1, _noop),
     "thread switch interval": lambda: sys.setswitchinterval(0.5),
     "int max str digits": lambda: sys.set_int_max_str_digits(1000),
-    "root logger": lambda: (logging.root.addHandler(logging.NullHandler()), logging.disable(logging.CRITICAL)),
+    "loggers": lambda: (logging.root.addHandler(logging.NullHandler()), logging.disable(logging.CRITICAL),
+                        logging.getLogger("asyncio").setLevel(logging.DEBUG),
+                        logging.getLogger("asyncio").addHandler(logging.NullHandler())),
 }
 
 

@@ -57,6 +57,8 @@ def test_a_mutant_filling_memory_inside_c_costs_its_worker_not_the_run(scored):
     # tests/mu2py/engine/test_workers.py checks the limit itself)
     endless = scored[(37, 'zip(word, itertools.repeat("-"))', 'zip(itertools.repeat("-"))')]
     assert (endless["status"], endless["killed_by"][:8]) in (("killed", "<held ov"), ("timeout", "<overran")), endless
+    # the time it cost shows: both attempts (the second on another worker), until each worker was killed
+    assert endless["seconds"] > 0.5, endless
 
 
 def test_a_warning_the_test_s_filters_make_an_error_kills(scored):
