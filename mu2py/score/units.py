@@ -265,8 +265,10 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
             # of something rebound (see `Reload.observed_by`); every test clears the memo caches itself
             observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c)}
             tests = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers]
-            unit = dict(unit, fresh=[f for f in unit.get("fresh", []) if f[1] >= len(executed)
-                                     or executed[f[1]] & observers])
+            # the tests that cannot run twice in one process all stay: what one runs when recorded here depends
+            # on whether it ran in this worker before (a worker that ran the baseline, or a new one), so a
+            # choice made from that record would differ between workers, and so between two runs of the score
+
         if reloaded.doubts:
             # the fresh interpreter will decide whatever happens here: the run in place only looks for a test
             # to try first there, among the cheapest
