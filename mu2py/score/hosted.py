@@ -51,6 +51,8 @@ class Host:
     containers: ContainerSnapshot | None = None
     forks: ForkServer | None = None
     ran_at_collection: set[Any] = field(default_factory=set)
+    # (module, qualified name) of each function under test that ran while a module was being imported
+    ran_at_import: set[tuple[Any, str]] = field(default_factory=set)
     executed: list[frozenset[Any]] | None = None  # per test (collection order): code under the root it ran
     modules: dict[str, ModuleType] = field(default_factory=dict)
     sandbox: ScratchCopy | None = None

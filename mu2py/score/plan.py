@@ -71,6 +71,7 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
                 **({"volatile": volatile} if volatile else {})}
 
     volatile = list(base.get("volatile", []))
+    at_import = {(module, qualname) for module, qualname in base.get("at_import", [])}
 
     unimportable = base.get("unimportable", {})
     state.unimportable = dict(unimportable)
@@ -88,6 +89,11 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
         cached = cache.get(keys[index])
         if cached is not None:
             state.verdicts[index] = dict(cached, cached=True)
+            continue
+        if not m.at_import and (m.module, m.scope) in at_import:
+            # its function ran while a module was imported: neither the tests' reach nor a swap in place shows
+            # what it did then; a fresh interpreter importing the mutated module does
+            units.append(dict(isolated_unit(index, state, config), why=f"{m.scope} ran while a module was imported"))
             continue
         if index in program.static and config.import_time == "fresh":
             units.append(isolated_unit(index, state, config))

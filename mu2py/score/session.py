@@ -80,10 +80,18 @@ def host(spec: SuiteSpec, serve: Callable[[], None], catalog: Catalog | None = N
     # as in a plain run, not this tool's
     sys.argv = ["pytest", *args]
     files = {os.path.realpath(f) for f in spec.files} | set(spec.files)
-    ran = state.ran_at_collection
+    ran, at_import = state.ran_at_collection, state.ran_at_import
+
+    known: dict[str, bool] = {}  # per code file name, whether it is a file under test (`./pkg/m.py` included)
+
+    def under_test(filename: str) -> bool:
+        found = known.get(filename)
+        if found is None:
+            found = known[filename] = filename in files or os.path.realpath(filename) in files
+        return found
 
     def record(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code.co_filename in files:
+        if event == "call" and under_test(frame.f_code.co_filename):
             # a call made by the importing of its own module is redone by the reload: only calls made
             # while another module was being imported (or by pytest itself) count
             outer = frame.f_back
@@ -91,6 +99,13 @@ def host(spec: SuiteSpec, serve: Callable[[], None], catalog: Catalog | None = N
                 outer = outer.f_back
             if outer is None or outer.f_code.co_filename != frame.f_code.co_filename:
                 ran.add(frame.f_code)
+            while outer is not None and outer.f_globals.get("__name__") == "__main__":
+                outer = outer.f_back  # the worker's own entry (`python -c ...`) is no import
+                while outer is not None and outer.f_code.co_name != "<module>":
+                    outer = outer.f_back
+            if outer is not None:
+                # ran while a module was imported: what it did then, a swapped-in mutant never redoes
+                at_import.add((frame.f_globals.get("__name__"), frame.f_code.co_qualname))
 
     with open(os.devnull, "w") as quiet:
         saved = sys.stdout

@@ -98,6 +98,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
         volatile.extend(hosted.restore_tree(state))
     opened, state.opened = sorted(state.opened), None
     return {"tests": tests, "unprobed": unprobed, "opened": opened, "volatile": sorted(set(volatile)),
+            "at_import": sorted([str(module), qualname] for module, qualname in state.ran_at_import),
             "unimportable": dict(state.unimportable), "modules": list(state.spec.modules), "peak_rss": peak_rss()}
 
 
@@ -189,6 +190,10 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
     state = hosted.state()
     assert state.program is not None
     m = state.program.mutants[unit["index"]]
+    if (m.module, m.scope) in state.ran_at_import:
+        # the function ran while its module (or another) was imported (`setup()` called at module level):
+        # swapped in now it never redoes that, and only a fresh import of the mutated module shows its effect
+        return {"status": "isolate", "why": f"{m.scope} ran while a module was imported"}
     swap = state.swaps[m.module]
     codes = hosted.snippet(state, unit["index"])
     if codes is not None:

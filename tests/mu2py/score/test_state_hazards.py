@@ -2,8 +2,9 @@
 
 tests/data/score_state: a test turns on gc.DEBUG_SAVEALL and never turns it off, one registers an exit
 handler writing on descriptor 1, an order-dependent pair (`test_handle` needs what `test_register`
-registered), and mutants that lower the recursion limit and raise, raise KeyboardInterrupt, or leave 100
-descriptors open per call (under a limit of 256, macOS's default).  `score --json` runs as a user runs
+registered), mutants that lower the recursion limit and raise, raise KeyboardInterrupt, or leave 100
+descriptors open per call (under a limit of 256, macOS's default), and mutants of a function the module
+calls while it is imported (only a fresh import shows them).  `score --json` runs as a user runs
 it; each mutant's status must equal plain pytest's on the mutated file in a fresh copy of the project,
 under the same descriptor limit.
 """
@@ -62,7 +63,7 @@ def test_the_report_is_one_json_document_and_the_project_is_intact(scored):
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout)  # the exit handler's line went nowhere near it
     assert "exit handler" not in proc.stdout
-    assert report["summary"]["tests"] == 8  # the order-dependent pair included: the suite is scored
+    assert report["summary"]["tests"] == 9  # the order-dependent pair included: the suite is scored
     for path in SAMPLE.rglob("*.py"):
         assert (root / path.relative_to(SAMPLE)).read_text() == path.read_text()
 
@@ -89,6 +90,8 @@ def test_every_status_equals_plain_pytest_on_the_mutated_file(scored, tmp_path):
     wrong = {i: (statuses[i], plain[i]) for i in statuses if statuses[i] != plain[i]}
     assert not wrong, f"{len(wrong)}/{len(statuses)} statuses differ from plain pytest (mu2py, plain): {wrong}"
     assert {"killed", "survived"} <= set(statuses.values())
+    configure = [i for i in statuses if ids[i].scope == "configure"]
+    assert configure and all(statuses[i] == "killed" for i in configure)  # through a fresh import
 
 
 def test_a_keyboard_interrupt_costs_no_deadline(scored):

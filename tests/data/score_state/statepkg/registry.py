@@ -9,3 +9,17 @@ def register(name, fn):
 
 def handle(name, value):
     return _HANDLERS[name](value) + 0
+
+
+_SETTINGS = {}  # pragma: no mutate
+
+
+def configure(settings):
+    settings["greeting"] = "hello"
+
+
+configure(_SETTINGS)  # pragma: no mutate: called while the module is imported, never again
+
+
+def greet(name):
+    return _SETTINGS["greeting"] + ", " + name  # pragma: no mutate

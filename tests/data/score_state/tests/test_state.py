@@ -43,3 +43,8 @@ def test_register():
 def test_handle():
     # needs what test_register registered (pytest runs it first)
     assert registry.handle("double", 21) == 42
+
+
+def test_greet():
+    # what `configure` did at import: a mutant of it shows only when the mutated module is imported afresh
+    assert registry.greet("ann") == "hello, ann"
