@@ -6,8 +6,9 @@ directory, checks that its test suite passes, runs `mutmut run` on one copy and
 the score, then the verdict agreement on the mutants both tools generate, and mu2py's
 time once more without the import-time mutants mutmut does not make (the like-for-like time).
 
-    python benchmarks/score_vs_mutmut.py [--packages isodate toml | --unseen | --tuned] [--scratch DIR]
+    python benchmarks/score_vs_mutmut.py [--packages isodate toml | --unseen | --tuned | --fresh4] [--scratch DIR]
                                          [--workers 2] [--skip-mutmut] [--json-out FILE] [--cross-check] [--referee N]
+                                         [--twice]
 
 mutmut runs in a virtual environment of its own inside the scratch directory (it imports
 pytest into its own process and forks it per mutant); `mu2py` runs from this interpreter's
@@ -15,6 +16,13 @@ environment.  A mutmut run takes minutes, so its results are cached as JSON in t
 directory: `--skip-mutmut` reuses that cache instead of running mutmut again.  Besides the wall time,
 each tool's CPU time (user + system, of every process it started, orphans adopted) is printed: on a machine other jobs
 share, the wall time follows the load, the CPU time much less.
+
+Per `score` run the script also prints mutmut's CPU time over mu2py's, counting every mutant mu2py judged
+(import-time ones included), and where mu2py's time went by its JSON report (baseline; function mutants swapped in
+place; import-time mutants re-run in place; fresh interpreters, import-time or not, and why; what no mutant is
+charged with).  `--twice` scores each package a second time, both runs with `--no-cache`, and prints how many
+mutants' statuses differ between them (listing them); `--fresh4` is issue 36's four packages never used here
+before, with `--twice`.
 
 `--referee N` settles up to N disagreements the plain way: pytest run on the mutated file.
 `--cross-check` scores once more with `--import-time fresh` (every import-time mutant in a fresh
@@ -36,12 +44,14 @@ from __future__ import annotations
 import argparse
 import ast
 import ctypes
+import fnmatch
 import functools
 import hashlib
 import json
 import os
 import re
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -67,15 +77,27 @@ class Package:
     version: str
     source: str  # the package directory (or one-module file) to mutate, relative to the project root
     import_root: str  # the directory to put on sys.path so the tests import the package from source
-    tests: str = "tests"
+    tests: str = "tests"  # the test paths given to pytest, separated by spaces
     also_copy: tuple[str, ...] = ()  # files the tests read that mutmut does not copy into mutants/ by itself
     deselect: tuple[str, ...] = ()  # test node ids left out for both tools
+    # files under `source` neither tool mutates (globs relative to the project root): the package's own tests when
+    # they live inside it, a module no test here can import
+    skip: tuple[str, ...] = ()
+    # more [mutmut] settings: `process_isolation = forkserver` for a suite that leaves process state behind (mutmut's
+    # default forks every mutant from the process that ran the whole suite for its stats, and runs its clean-test
+    # pass there too: colorlog's then fails, its loggers disabled by the stats run's `fileConfig`)
+    mutmut_settings: tuple[str, ...] = ()
     notes: str = ""
 
     @property
     def key(self) -> str:
         """Name and version, as in the sdist's file name."""
         return f"{self.name}-{self.version}"
+
+    @property
+    def test_paths(self) -> list[str]:
+        """The test paths, one pytest argument each."""
+        return self.tests.split()
 
 
 PACKAGES: dict[str, Package] = {
@@ -107,10 +129,34 @@ PACKAGES: dict[str, Package] = {
     "inflection": Package("inflection", "0.5.1", source="inflection", import_root=".", tests="test_inflection.py"),
     "pathspec": Package("pathspec", "0.12.1", source="pathspec", import_root="."),
     "parse": Package("parse", "1.20.2", source="parse.py", import_root="."),
+    # four packages never used here before (issue 36), each a hazard of scoring in one interpreter:
+    # colored log formatting (flat package, tests inside it): 481 of its 707 mutants are import-time (the escape-code
+    # tables, class bodies), and its tests leave logging configured: `fileConfig` disables every existing logger
+    # (asyncio's too), `basicConfig` and the fixtures leave the root logger at DEBUG with a handler, and 14 loggers
+    # keep handlers and levels
+    "colorlog": Package("colorlog", "6.12.0", source="colorlog", import_root=".", tests="colorlog/tests",
+                        skip=("colorlog/tests/*",), mutmut_settings=("process_isolation = forkserver",)),
+    # logging made easy (flat package, 25 tests): its tests leave the root logger at DEBUG with a handler, six
+    # loggers with handlers, and five open descriptors (file handlers on deleted temporary files, a syslog socket)
+    "logzero": Package("logzero", "1.7.0", source="logzero", import_root=".",
+                       mutmut_settings=("process_isolation = forkserver",)),
+    # semantic versions and specs (flat package): 36 unittest tests run, 28 of them loops of `self.subTest`,
+    # 586 subtests in all (142 in one); django_fields.py needs Django, which neither environment has; the package
+    # reads its version from its .egg-info at import, which mutmut does not copy into mutants/ by itself
+    "semantic_version": Package("semantic_version", "2.10.0", source="semantic_version", import_root=".",
+                                skip=("semantic_version/django_fields.py",), also_copy=("semantic_version.egg-info",)),
+    # time expressions to seconds (one module of regexes built at import; tests inside the package, in files
+    # pytest only collects when named): about half of its mutants are import-time, and its test module reads the
+    # regexes at import
+    "pytimeparse": Package("pytimeparse", "1.1.10", source="pytimeparse", import_root=".",
+                           tests="pytimeparse/tests/testtimeparse.py pytimeparse/tests/testdayclock.py",
+                           skip=("pytimeparse/tests/*",)),
 }
-# the packages mu2py was tuned on in sessions 10-12 (then called unseen) and the ones it never was
+# the packages mu2py was tuned on in sessions 10-12 (then called unseen), the ones it never was, and issue 36's
+# four packages never used here before
 TUNED = ("cachetools", "markupsafe", "rfc3986")
 UNSEEN = ("inflection", "pathspec", "parse")
+FRESH4 = ("colorlog", "logzero", "semantic_version", "pytimeparse")
 
 # mutmut's exit code per mutant (mutmut/stats.py, status_by_exit_code) folded into the statuses of
 # `mu2py score`; anything not listed here is "other" (suspicious, segfault, skipped, ...)
@@ -235,7 +281,7 @@ def fresh_copy(pkg: Package, pristine: Path, dest: Path) -> Path:
     if pkg.deselect:
         # a conftest inside the tests directory, because mutmut copies tests/ into mutants/ but
         # not a conftest.py at the project root
-        conftest = dest / pkg.tests / "conftest.py"
+        conftest = dest / pkg.test_paths[0] / "conftest.py"
         if conftest.exists():
             raise RuntimeError(f"{conftest} exists: extend fresh_copy to merge into it")
         conftest.write_text(_CONFTEST.format(deselect=sorted(pkg.deselect)))
@@ -245,7 +291,7 @@ def fresh_copy(pkg: Package, pristine: Path, dest: Path) -> Path:
 def baseline(pkg: Package, root: Path, bindir: Path) -> str:
     """The plain pytest run of the suite on the original code (must pass); returns its last line."""
     env = clean_env(PYTHONPATH=str(root / pkg.import_root))
-    proc = run([str(bindir / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", pkg.tests],
+    proc = run([str(bindir / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", *pkg.test_paths],
                cwd=root, env=env, timeout=600)
     return proc.stdout.strip().splitlines()[-1]
 
@@ -258,9 +304,13 @@ def write_mutmut_config(pkg: Package, root: Path) -> None:
     pyproject = root / "pyproject.toml"
     if pyproject.exists() and re.search(r"^\[tool\.mutmut\]", pyproject.read_text(), re.M):
         raise RuntimeError(f"{pyproject} has its own [tool.mutmut]: it would win over setup.cfg")
-    lines = ["", "[mutmut]", f"source_paths = {pkg.source}", f"pytest_add_cli_args_test_selection = {pkg.tests}"]
+    lines = ["", "[mutmut]", f"source_paths = {pkg.source}", "pytest_add_cli_args_test_selection ="]
+    lines += [f"    {p}" for p in pkg.test_paths]
     if pkg.also_copy:
         lines += ["also_copy ="] + [f"    {p}" for p in pkg.also_copy]
+    if pkg.skip:
+        lines += ["do_not_mutate ="] + [f"    {p}" for p in pkg.skip]
+    lines += list(pkg.mutmut_settings)
     # setup.cfg lists are one item a line: `-p no:cacheprovider` is two items
     lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", ""]
     with (root / "setup.cfg").open("a") as f:
@@ -403,11 +453,11 @@ def mu2py_env(pkg: Package, root: Path) -> dict[str, str]:
     return clean_env(PYTHONPATH=os.pathsep.join([str(root / pkg.import_root), str(CHECKOUT)]))
 
 
-def run_mu2py_score(pkg: Package, root: Path, workers: int, *extra: str) -> dict[str, Any]:
-    """`mu2py score ... --json` in `root`, timed; returns its JSON plus the wall time."""
-    cmd = [*mu2py_command(), "score", "--paths", pkg.source, "--tests", pkg.tests, "--json", "--workers", str(workers),
-           *extra]
-    print(f"  {' '.join(cmd[1:])}", flush=True)
+def run_mu2py_score(pkg: Package, root: Path, workers: int, *extra: str, save: Path | None = None) -> dict[str, Any]:
+    """`mu2py score ... --json` in `root`, timed; returns its JSON plus the wall time (also written to `save`)."""
+    cmd = [*mu2py_command(), "score", "--paths", pkg.source, "--tests", *pkg.test_paths, *mu2py_skip(pkg), "--json",
+           "--workers", str(workers), *extra]
+    print(f"  {shlex.join(cmd[1:])}", flush=True)
     start, cpu = time.perf_counter(), children_cpu()
     proc = run(cmd, cwd=root, env=mu2py_env(pkg, root), timeout=4 * 3600)
     seconds = time.perf_counter() - start
@@ -415,13 +465,24 @@ def run_mu2py_score(pkg: Package, root: Path, workers: int, *extra: str) -> dict
     cpu = children_cpu() - cpu
     result = json.loads(proc.stdout)
     result.update(wall_seconds=seconds, cpu_seconds=cpu, load=os.getloadavg()[1])
+    if save is not None:
+        save.parent.mkdir(parents=True, exist_ok=True)
+        save.write_text(json.dumps(result, indent=1))
+        print(f"  (report saved to {save})")
     return result
+
+
+def mu2py_skip(pkg: Package) -> list[str]:
+    """`--skip` for the package's files neither tool mutates: mu2py matches a glob against each module's name and
+    absolute file, so the project-relative glob is anchored under any directory."""
+    return ["--skip", *(f"*/{glob}" for glob in pkg.skip)] if pkg.skip else []
 
 
 def list_mu2py_mutants(pkg: Package, root: Path) -> list[dict[str, Any]]:
     """`mu2py mutants PATH --json`: the mutants without verdicts, for matching when score is missing."""
     proc = run([*mu2py_command(), "mutants", pkg.source, "--json"], cwd=root, env=mu2py_env(pkg, root), timeout=600)
-    return json.loads(proc.stdout)["mutants"]
+    return [m for m in json.loads(proc.stdout)["mutants"]
+            if not any(fnmatch.fnmatch(m["file"], f"*/{glob}") for glob in pkg.skip)]
 
 
 # --- matching ---------------------------------------------------------------------------------
@@ -696,7 +757,8 @@ def referee(pkg: Package, pristine: Path, scratch: Path, bindir: Path, mutmut: d
         path.write_text(mu2py_mutated_source(o, original, _line_starts(original)))
         try:
             proc = subprocess.run([str(bindir / "python"), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-                                   pkg.tests], cwd=root, env=env, capture_output=True, text=True, timeout=60)
+                                   *pkg.test_paths], cwd=root, env=env, capture_output=True, text=True,
+                                  timeout=60)
             killed = proc.returncode != 0
         except subprocess.TimeoutExpired:
             killed = True
@@ -724,6 +786,164 @@ def cross_check(pkg: Package, root: Path, workers: int, score_result: dict[str, 
               f"{m['mode']} {m['status']}, fresh {by_id[m['id']]['status']}")
     return {"static": len(static), "in_place": in_place, "agree": len(agree),
             "fresh_static_seconds": fresh["wall_seconds"]}
+
+
+# --- issue 36: CPU against mutmut, where the time went, two runs alike --------------------------
+
+
+CPU_TARGET = 3.0  # issue 36: mutmut needs at least 3x the CPU time `score` needs, counting all of mu2py's mutants
+
+
+def cpu_verdict(mutmut: dict[str, Any] | None, result: dict[str, Any], label: str) -> float | None:
+    """Print mutmut's CPU time over mu2py's for one `score` run, counting every mutant mu2py judged; returns it."""
+    mutants = result["mutants"]
+    at_import = sum(1 for m in mutants if m.get("at_import"))
+    ours = f"mu2py {result['cpu_seconds']:.1f} s for all {len(mutants)} of its mutants ({at_import} import-time)"
+    ratio = cpu_ratio(mutmut, result.get("cpu_seconds")) if mutmut is not None else None
+    if ratio is None:
+        print(f"  CPU time ({label}): {ours}; no mutmut CPU time to compare with")
+        return None
+    verdict = "met" if ratio >= CPU_TARGET else "MISSED"
+    print(f"  CPU time ({label}): mutmut {mutmut['cpu_seconds']:.1f} s for {len(mutmut['mutants'])} mutants, {ours}: "
+          f"ratio mutmut/mu2py {ratio:.2f}x ({CPU_TARGET:g}x target {verdict})")
+    return ratio
+
+
+_WHY = (  # a fresh interpreter's reasons, grouped (the report words them per mutant)
+    (r"module body raised", "its module body raised"),
+    (r"cannot run twice in one process", "a test it needs cannot run twice in one process"),
+    (r"is still held", "cannot reload in place: an original value is still held elsewhere"),
+    (r"reads \w+ (while it is|and ran at)", "cannot reload in place: a module read the changed name at import"),
+    (r"not reachable", "not reachable in place"),
+    (r"changed .* files?|its tests changed", "its tests changed project files"),
+)
+
+
+def _why(reason: str | None) -> str:
+    """A fresh interpreter's reason, grouped with the like ones (names, counts and exceptions left out)."""
+    for pattern, group in _WHY:
+        if re.search(pattern, reason or ""):
+            return group
+    return short(re.sub(r"\d+", "N", reason or "unknown"), 70)
+
+
+def time_spent(result: dict[str, Any], workers: int) -> dict[str, Any]:
+    """Where a `score` run's time went, from its JSON report: the baseline, then per kind of mutant the worker seconds
+    the report charges to it (`seconds` of each mutant, its earlier in-place attempts and deadlines included), and
+    what no mutant accounts for (start-up, catalog, scheduling, idle workers) out of wall time x workers."""
+    mutants = result["mutants"]
+    kinds = {
+        "function mutants swapped in place": lambda m: m.get("mode") == "mutant",
+        "import-time mutants re-run in place": lambda m: m.get("mode") == "reexec",
+        "import-time mutants in a fresh interpreter": lambda m: m.get("mode") == "isolated" and m.get("at_import"),
+        "function mutants in a fresh interpreter": lambda m: m.get("mode") == "isolated" and not m.get("at_import"),
+        "no test run (no coverage, pruned)": lambda m: m.get("mode") == "pruned",
+    }
+    groups: dict[str, dict[str, Any]] = {}
+    for label, pick in kinds.items():
+        chosen = [m for m in mutants if pick(m)]
+        groups[label] = {"mutants": len(chosen), "seconds": round(sum(m.get("seconds") or 0.0 for m in chosen), 2)}
+    rest = [m for m in mutants if not any(pick(m) for pick in kinds.values())]
+    if rest:
+        groups["other (" + ", ".join(sorted({str(m.get("mode")) for m in rest})) + ")"] = {
+            "mutants": len(rest), "seconds": round(sum(m.get("seconds") or 0.0 for m in rest), 2)}
+    why: dict[str, dict[str, float]] = {}
+    for m in mutants:
+        if m.get("mode") == "isolated":
+            group = why.setdefault(_why(m.get("isolated_because")), {"mutants": 0, "seconds": 0.0})
+            group["mutants"] += 1
+            group["seconds"] = round(group["seconds"] + (m.get("seconds") or 0.0), 2)
+    summary = result["summary"]
+    baseline_seconds = float(summary.get("baseline_seconds") or 0.0)
+    charged = baseline_seconds + sum(g["seconds"] for g in groups.values())
+    capacity = result["wall_seconds"] * workers
+    unaccounted = [m["id"] for m in mutants if m["status"] == "timeout" and not m.get("seconds")]
+    return {"baseline_seconds": baseline_seconds, "groups": groups,
+            "why_fresh": dict(sorted(why.items(), key=lambda kv: -kv[1]["seconds"])),
+            "charged_seconds": round(charged, 2), "wall_x_workers": round(capacity, 2),
+            "uncharged_seconds": round(capacity - charged, 2), "timeouts_without_seconds": unaccounted,
+            "reported": summary.get("time")}
+
+
+def print_time_spent(spent: dict[str, Any], result: dict[str, Any], workers: int) -> None:
+    """One block saying where mu2py's time went (see `time_spent`)."""
+    print(f"  where mu2py's time went ({result['wall_seconds']:.1f} s wall x {workers} workers = "
+          f"{spent['wall_x_workers']:.1f} worker-s; {result['cpu_seconds']:.1f} s CPU): "
+          f"baseline {spent['baseline_seconds']:.1f} s")
+    for label, g in spent["groups"].items():
+        if g["mutants"]:
+            each = f", {1000 * g['seconds'] / g['mutants']:.0f} ms each" if g["seconds"] else ""
+            print(f"    {label}: {g['mutants']} in {g['seconds']:.1f} s{each}")
+    if spent["why_fresh"]:
+        print("    why a fresh interpreter: " + "; ".join(f"{g['mutants']} {why} ({g['seconds']:.1f} s)"
+                                                       for why, g in spent["why_fresh"].items()))
+    print(f"    charged to the baseline and mutants {spent['charged_seconds']:.1f} s; not charged to any "
+          f"(start-up, catalog, scheduling, idle workers) {spent['uncharged_seconds']:.1f} s")
+    if spent["timeouts_without_seconds"]:
+        print(f"    {len(spent['timeouts_without_seconds'])} timeouts charged 0 s (their time shows nowhere): "
+              f"{', '.join(map(str, spent['timeouts_without_seconds'][:8]))}")
+
+
+def _verdict_text(m: dict[str, Any] | None) -> str:
+    if m is None:
+        return "absent"
+    killer = f" by {short(str(m.get('killed_by')), 60)}" if m.get("killed_by") else ""
+    return f"{m['status']}{killer} ({m.get('mode')}, {m.get('tests_run')} tests, {m.get('seconds')} s)"
+
+
+def compare_runs(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
+    """Mutants whose status differs between two `score` runs of the same code, by mutant id."""
+    a = {m["id"]: m for m in first["mutants"]}
+    b = {m["id"]: m for m in second["mutants"]}
+    ids = sorted(a.keys() | b.keys(), key=str)
+    differ = [i for i in ids if (a.get(i) or {}).get("status") != (b.get(i) or {}).get("status")]
+    print(f"  statuses differing between the two `score --no-cache` runs: {len(differ)} of {len(ids)} mutants")
+    for i in differ[:12]:
+        m = a.get(i) or b.get(i)
+        print(f"    differs: {i} {Path(m['file']).name}:{m['line']} ({short(m['original'], 30)!r} -> "
+              f"{short(m['mutated'], 30)!r}): run 1 {_verdict_text(a.get(i))}; run 2 {_verdict_text(b.get(i))}")
+    by_pair = Counter(((a.get(i) or {}).get("status"), (b.get(i) or {}).get("status")) for i in differ)
+    return {"mutants": len(ids), "differ": len(differ),
+            "by_pair": {f"{x}->{y}": n for (x, y), n in by_pair.items()},
+            "differing": [{"id": i, "run1": _verdict_text(a.get(i)), "run2": _verdict_text(b.get(i))} for i in differ]}
+
+
+def second_run(pkg: Package, root: Path, workers: int, first: dict[str, Any],
+               mutmut: dict[str, Any] | None, save: Path | None = None) -> dict[str, Any]:
+    """`score --no-cache` once more on the same copy: its time, CPU ratio, where its time went, and the statuses that
+    differ from the first run's."""
+    again = run_mu2py_score(pkg, root, workers, "--no-cache", save=save)
+    c = counts(m["status"] for m in again["mutants"])
+    print(f"  mu2py score, run 2: {again['wall_seconds']:.1f} s wall{load_note(again)}, {len(again['mutants'])} "
+          f"mutants: {status_line(c)}; score {score(c):.1%}")
+    ratio = cpu_verdict(mutmut, again, "run 2")
+    spent = time_spent(again, workers)
+    print_time_spent(spent, again, workers)
+    diff = compare_runs(first, again)
+    return {"seconds": again["wall_seconds"], "cpu_seconds": again["cpu_seconds"], "cpu_ratio": ratio,
+            "counts": dict(c), "time_spent": spent, "comparison": diff}
+
+
+def _both(values: list[float | None], fmt: str, unit: str) -> str:
+    """Run 1's and run 2's figure, `a/b` (`-` where missing)."""
+    return "/".join(format(v, fmt) if v is not None else "-" for v in values) + unit
+
+
+def print_issue36_table(figures: list[dict[str, Any]]) -> None:
+    """Per package: mutants, CPU and wall times of both tools, the CPU ratio per run, and differing statuses."""
+    rows = [f for f in figures if "issue36" in f]
+    if not rows:
+        return
+    print(f"issue 36 (mutmut CPU / mu2py CPU, target >= {CPU_TARGET:g}x on every run; statuses of two "
+          f"`score --no-cache` runs, target 0 differing; mu2py figures: run 1/run 2):")
+    print(f"  {'package':<26}{'mu2py mutants':>14}{'import-time':>12}{'mutmut CPU':>12}{'mu2py CPU':>16}"
+          f"{'ratio':>14}{'mutmut wall':>13}{'mu2py wall':>16}{'differ':>8}")
+    for f in rows:
+        t = f["issue36"]
+        print(f"  {f['package']:<26}{t['mutants']:>14}{t['import_time']:>12}"
+              f"{_both([t['mutmut_cpu']], '.1f', ' s'):>12}{_both(t['cpu'], '.1f', ' s'):>16}"
+              f"{_both(t['ratio'], '.2f', 'x'):>14}{_both([t['mutmut_wall']], '.1f', ' s'):>13}"
+              f"{_both(t['wall'], '.1f', ' s'):>16}{'-' if t['differ'] is None else t['differ']:>8}")
 
 
 # --- main -------------------------------------------------------------------------------------
@@ -774,10 +994,16 @@ def main() -> int:
                         help="also score with --import-time fresh and compare the import-time mutants' verdicts")
     parser.add_argument("--tuned", action="store_true",
                         help=f"the packages of the earlier unseen runs, mu2py tuned on since: {', '.join(TUNED)}")
+    parser.add_argument("--fresh4", action="store_true",
+                        help=f"issue 36's four packages never used here before: {', '.join(FRESH4)} (implies --twice)")
+    parser.add_argument("--twice", action="store_true",
+                        help="score each package twice with --no-cache and print how many statuses differ")
     args = parser.parse_args()
     names = [n.strip() for item in args.packages for n in item.split(",") if n.strip()]
     if args.unseen or args.tuned:
         names = list(UNSEEN if args.unseen else TUNED)
+    if args.fresh4:
+        names, args.twice = list(FRESH4), True
     unknown = [n for n in names if n not in PACKAGES]
     if unknown:
         parser.error(f"unknown package(s) {', '.join(unknown)}; known: {', '.join(PACKAGES)}")
@@ -791,7 +1017,8 @@ def main() -> int:
     figures = []
     for name in names:
         pkg = PACKAGES[name]
-        print(f"== {pkg.key} (mutating {pkg.source}, tests {pkg.tests})", flush=True)
+        skipping = f", not mutating {' '.join(pkg.skip)}" if pkg.skip else ""
+        print(f"== {pkg.key} (mutating {pkg.source}{skipping}, tests {pkg.tests})", flush=True)
         pristine = ensure_sdist(pkg, scratch, bindir)
         check = fresh_copy(pkg, pristine, scratch / "work" / pkg.key / "baseline")
         print(f"  plain pytest: {baseline(pkg, check, bindir)}", flush=True)
@@ -801,7 +1028,8 @@ def main() -> int:
         score_note = "not available (`mu2py score --help` failed)"
         if score_available:
             try:
-                score_result = run_mu2py_score(pkg, ours_root, args.workers)
+                score_result = run_mu2py_score(pkg, ours_root, args.workers, *(["--no-cache"] if args.twice else []),
+                                               save=scratch / "results" / f"{pkg.key}.score-run1.json")
             except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as exc:
                 # one package failing must not hide the others' figures
                 print(f"  mu2py score failed: {str(exc)[-2000:]}")
@@ -809,6 +1037,30 @@ def main() -> int:
         ours = score_result["mutants"] if score_result else list_mu2py_mutants(pkg, ours_root)
         annotate_mu2py(ours, ours_root)
         figures.append(report(pkg, mutmut, ours, score_result, score_note))
+        if score_result is not None:
+            ratio = cpu_verdict(mutmut, score_result, "run 1")
+            spent = time_spent(score_result, args.workers)
+            print_time_spent(spent, score_result, args.workers)
+            figures[-1]["time_spent"] = spent
+            runs = [(score_result["cpu_seconds"], ratio, score_result["wall_seconds"])]
+            differ = None
+            if args.twice:
+                try:
+                    again = second_run(pkg, ours_root, args.workers, score_result, mutmut,
+                                       save=scratch / "results" / f"{pkg.key}.score-run2.json")
+                except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as exc:
+                    print(f"  mu2py score, run 2, failed: {str(exc)[-2000:]}")
+                else:
+                    figures[-1]["second_run"] = again
+                    runs.append((again["cpu_seconds"], again["cpu_ratio"], again["seconds"]))
+                    differ = again["comparison"]["differ"]
+            figures[-1]["issue36"] = {
+                "mutants": len(score_result["mutants"]),
+                "import_time": sum(1 for m in score_result["mutants"] if m.get("at_import")),
+                "mutmut_cpu": mutmut.get("cpu_seconds") if mutmut else None,
+                "mutmut_wall": mutmut.get("seconds") if mutmut else None,
+                "cpu": [r[0] for r in runs], "ratio": [r[1] for r in runs], "wall": [r[2] for r in runs],
+                "differ": differ}
         if score_result is not None and mutmut is not None:
             figures[-1]["same_scope"] = same_scope(pkg, ours_root, args.workers, mutmut)
         if args.referee and score_result is not None and mutmut is not None:
@@ -828,6 +1080,7 @@ def main() -> int:
         print(f"  {f['package']}: {f['wall_ratio']:.2f}x{cpu} ({like:.2f}x without import-time mutants); "
               f"mutmut {f['mutmut']['score']:.1%}, mu2py {f['mu2py']['score']:.1%}; shared {on_shared}"
               if like is not None else f"  {f['package']}: {f['wall_ratio']:.2f}x")
+    print_issue36_table(figures)
     if args.json_out:
         args.json_out.write_text(json.dumps(figures, indent=1))
     return 0
