@@ -197,36 +197,40 @@ def test_a_deep_input_neither_stops_fuzz_nor_mutate(workdir, tmp_path):
 # Round 3: interpreter-wide state (see `hostile_pkg.state`).  Each run's verdicts equal a fresh process's.
 STATE = "hostile_pkg.state"
 VALUES = [1000, 999, 998, 997, 996, 995]
+# no mutant of these hazards loops: a timeout far above a run's time keeps a loaded machine's fresh processes
+# (judged on wall time) from timing out where mu2py's host (on CPU time) does not
+CALM = 2.0
 
 
 # a mutant raises before putting the recursion limit back: later runs, 300 frames deep, are not RecursionErrors
 def test_a_lowered_recursion_limit_is_put_back(workdir, data_on_path, fresh_truth):
-    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "lowered", VALUES)
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "lowered", VALUES, timeout=CALM)
     assert reached[_mutant(reached, "lowered", "if n > 1000", "constant", STATE)] is None
 
 
 # a mutant turns on gc.DEBUG_SAVEALL: later runs' collections keep nothing
 def test_the_collectors_debug_flags_are_put_back(workdir, data_on_path, fresh_truth):
-    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "keeps_garbage", VALUES)
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "keeps_garbage", VALUES, timeout=CALM)
     assert reached[_mutant(reached, "keeps_garbage", "if n > 1000", "constant", STATE)] is None
 
 
 # a mutant leaves 120 descriptors open on every run, under a limit of 256 (macOS's default): later runs can
 # still open files, and mu2py's own clean-up never fails
 def test_leaked_descriptors_never_kill_a_later_mutant(workdir, data_on_path, fresh_truth):
-    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "leaks_descriptors", VALUES, descriptors=256)
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "leaks_descriptors", VALUES, timeout=CALM,
+                                       descriptors=256)
     assert reached[_mutant(reached, "leaks_descriptors", "if n > 1000", "constant", STATE)] is None
 
 
 # a mutant registers an exit handler writing on descriptor 1: --json stays one document
 def test_an_exit_handler_never_reaches_the_report(workdir, data_on_path, fresh_truth):
-    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "registers_exit", VALUES)
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "registers_exit", VALUES, timeout=CALM)
     assert reached[_mutant(reached, "registers_exit", "if n > 1000", "boundary", STATE)] is None
 
 
 # the program raises KeyboardInterrupt: its outcome, not the user stopping mu2py
 def test_a_keyboard_interrupt_of_the_program_is_an_exception(workdir, data_on_path, fresh_truth):
-    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "interrupts", VALUES)
+    reached, _ = _mutate_matches_truth(fresh_truth, workdir, "interrupts", VALUES, timeout=CALM)
     assert reached[_mutant(reached, "interrupts", "if n > 1000", "boundary", STATE)] == "exception"
 
 
