@@ -158,7 +158,6 @@ class Engine:
         self._copy_sets: OrderedDict[int, _CopySet | CopyLoadError] = OrderedDict()
         self.copy_cache = copy_cache
         self.copies_built = 0
-        self.cwd = os.getcwd()
         self.pid = os.getpid()
         self.progress = progress or (lambda position, phase: None)
         self.retired: str | None = None  # set by `judge` when the ledger says the process must go

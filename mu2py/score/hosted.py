@@ -68,7 +68,6 @@ class Host:
     # worker's threads are left unchecked: a package's lazily started pool would retire every worker, and a
     # kill a thread caused is caught when its test runs again on the original (see `units._checked`)
     ledger: Ledger = field(default_factory=lambda: Ledger(threads=False))
-    retire: str | None = None  # what a test left that the ledger could not put back (the worker is replaced)
     keep_state: bool = False  # while set, tests run on from the state the one before left (see `units._in_order`)
 
 
@@ -202,7 +201,6 @@ def after_test(state: Host, full: bool = True) -> None:
     drift = state.ledger.check(full=full)
     if drift.retire is not None:
         request_restart()
-        state.retire = state.retire or drift.retire
 
 
 def restore_tree(state: Host) -> list[str]:
@@ -220,7 +218,6 @@ def restore_tree(state: Host) -> list[str]:
             raise
         state.ledger.reclaim()
         request_restart()
-        state.retire = state.retire or "used up every file descriptor"
         return state.sandbox.restore()
 
 

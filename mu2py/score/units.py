@@ -190,10 +190,6 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
     state = hosted.state()
     assert state.program is not None
     m = state.program.mutants[unit["index"]]
-    if (m.module, m.scope) in state.ran_at_import:
-        # the function ran while its module (or another) was imported (`setup()` called at module level):
-        # swapped in now it never redoes that, and only a fresh import of the mutated module shows its effect
-        return {"status": "isolate", "why": f"{m.scope} ran while a module was imported"}
     swap = state.swaps[m.module]
     codes = hosted.snippet(state, unit["index"])
     if codes is not None:
