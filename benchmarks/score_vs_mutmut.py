@@ -17,12 +17,12 @@ directory: `--skip-mutmut` reuses that cache instead of running mutmut again.  B
 each tool's CPU time (user + system, of every process it started, orphans adopted) is printed: on a machine other jobs
 share, the wall time follows the load, the CPU time much less.
 
-Per `score` run the script also prints mutmut's CPU time over mu2py's, counting every mutant mu2py judged
-(import-time ones included), and where mu2py's time went by its JSON report (baseline; function mutants swapped in
-place; import-time mutants re-run in place; fresh interpreters, import-time or not, and why; what no mutant is
-charged with).  `--twice` scores each package a second time, both runs with `--no-cache`, and prints how many
-mutants' statuses differ between them (listing them); `--fresh4` is issue 36's four packages never used here
-before, with `--twice`.
+Per `score` run the script also prints mutmut's CPU time over mu2py's, counting every mutant mu2py judged (import-
+time ones included), and where mu2py's time went by its JSON report (baseline; function mutants swapped in place;
+module bodies re-run in place (import-time mutants, functions the body calls); fresh interpreters, import-time or
+not, and why; what no mutant is charged with). `--twice` scores each package a second time, both runs with `--no-
+cache`, and prints how many mutants' statuses differ between them (listing them); `--fresh4` is issue 36's four
+packages never used here before, with `--twice`.
 
 `--referee N` settles up to N disagreements the plain way: pytest run on the mutated file.
 `--cross-check` scores once more with `--import-time fresh` (every import-time mutant in a fresh
@@ -834,7 +834,7 @@ def time_spent(result: dict[str, Any], workers: int) -> dict[str, Any]:
     mutants = result["mutants"]
     kinds = {
         "function mutants swapped in place": lambda m: m.get("mode") == "mutant",
-        "import-time mutants re-run in place": lambda m: m.get("mode") == "reexec",
+        "module body re-run in place": lambda m: m.get("mode") == "reexec",
         "import-time mutants in a fresh interpreter": lambda m: m.get("mode") == "isolated" and m.get("at_import"),
         "function mutants in a fresh interpreter": lambda m: m.get("mode") == "isolated" and not m.get("at_import"),
         "no test run (no coverage, pruned)": lambda m: m.get("mode") == "pruned",

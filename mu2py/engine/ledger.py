@@ -555,8 +555,10 @@ def _logger_state(logger: Any) -> tuple[Any, ...]:
 class _Loggers(Entry):
     """The root logger and every logger that existed at the snapshot (level, handlers, disabled, filters,
     propagate), and `logging.disable`: tests configure loggers by name and leave them so (a library's own logger
-    with a handler added), and a unit must not inherit another's.  Loggers made since the snapshot are left as
-    they are: the module that made one may hold it."""
+    with a handler added), and a unit must not inherit another's.  A logger made since the snapshot is put back
+    to the state `getLogger` made it in (no handlers but a library's `NullHandler`, no level, no filters): a test
+    that names a logger after itself and adds a handler writing to its captured stream must find none the next
+    time it runs (the module that made one may hold it, so it stays, as it is, in the manager)."""
 
     name = "loggers"
     costly = True
@@ -568,20 +570,23 @@ class _Loggers(Entry):
         manager = logging.root.manager
         loggers = [logging.root, *(logger for logger in list(manager.loggerDict.values())
                                    if isinstance(logger, logging.Logger))]
-        return tuple((logger, _logger_state(logger)) for logger in loggers), manager.disable
+        return tuple((logger, _logger_state(logger)) for logger in loggers), manager.disable, \
+            frozenset(map(id, loggers))
 
     def differs(self, saved: tuple[Any, ...] | None) -> bool:
         logging = sys.modules.get("logging")
         if saved is None or logging is None:
             return False
-        loggers, disable = saved
-        return logging.root.manager.disable != disable or any(_logger_state(lg) != st for lg, st in loggers)
+        loggers, disable, known = saved
+        return logging.root.manager.disable != disable or any(_logger_state(lg) != st for lg, st in loggers) \
+            or any(_logger_state(lg) != _made_state(lg) for lg in _made_since(logging, known))
 
     def restore(self, saved: tuple[Any, ...] | None) -> None:
         logging = sys.modules["logging"]
         assert saved is not None
-        loggers, disable = saved
-        for logger, state in loggers:
+        loggers, disable, known = saved
+        made = [(lg, _made_state(lg)) for lg in _made_since(logging, known)]
+        for logger, state in [*loggers, *made]:
             if _logger_state(logger) != state:
                 logger.level, handlers, logger.disabled, filters, propagate = state
                 logger.handlers[:] = list(handlers)
@@ -590,6 +595,20 @@ class _Loggers(Entry):
                     logger.propagate = propagate
         logging.disable(disable)
         logging.root.manager._clear_cache()  # the levels isEnabledFor cached per logger
+
+
+def _made_since(logging: Any, known: frozenset[int]) -> list[Any]:
+    """The loggers of the manager not among `known` (ids of those at the snapshot)."""
+    return [lg for lg in list(logging.root.manager.loggerDict.values())
+            if isinstance(lg, logging.Logger) and id(lg) not in known]
+
+
+def _made_state(logger: Any) -> tuple[Any, ...]:
+    """`_logger_state` of `logger` as `getLogger` made it, with the `NullHandler`s a library adds to its own logger
+    at import (the idiom that keeps its records off `lastResort`) kept."""
+    import logging
+
+    return (logging.NOTSET, tuple(h for h in logger.handlers if type(h) is logging.NullHandler), False, (), True)
 
 
 def _put_tempdir(tempfile: Any, saved: tuple[Any, ...]) -> None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.engine.ledger import Ledger
+from mu2py.engine.outside import Bindings
 from mu2py.engine.payload import ModuleLayout
 from mu2py.engine.swap import CodeSwap
 from mu2py.engine.workers import request_restart
@@ -52,7 +53,7 @@ class Host:
     forks: ForkServer | None = None
     ran_at_collection: set[Any] = field(default_factory=set)
     # (module, qualified name) of each function under test that ran while a module was being imported
-    ran_at_import: set[tuple[Any, str]] = field(default_factory=set)
+    ran_at_import: set[tuple[Any, str, bool]] = field(default_factory=set)
     executed: list[frozenset[Any]] | None = None  # per test (collection order): code under the root it ran
     modules: dict[str, ModuleType] = field(default_factory=dict)
     sandbox: ScratchCopy | None = None
@@ -69,6 +70,10 @@ class Host:
     # kill a thread caused is caught when its test runs again on the original (see `units._checked`)
     ledger: Ledger = field(default_factory=lambda: Ledger(threads=False))
     keep_state: bool = False  # while set, tests run on from the state the one before left (see `units._in_order`)
+    # the modules under test's bindings every test starts from: as imported, or as a unit's mutant left them (a
+    # re-run module body rebinds names); a test that rebinds a global (`global logger`) leaves it to no other
+    imported: list[Bindings] = field(default_factory=list)
+    bindings: list[Bindings] | None = None  # a unit's own, while it runs its tests (see `units._run_tests`)
 
 
 HOST: Host | None = None  # set once per worker by `session.host`
@@ -118,6 +123,7 @@ def state() -> Host:
         given.pin_local_constants(swap.module for swap in HOST.swaps.values())
         # taken before any test runs: what every test starts from (see `mu2py.engine.fresh`)
         HOST.containers = ContainerSnapshot([swap.module for swap in HOST.swaps.values()])
+        HOST.imported = [Bindings(vars(swap.module)) for swap in HOST.swaps.values()]
         # per-thread state at module level (a current locale): a test that leaves it set would hide a mutant
         # from the tests that run after it here, though in a plain pytest run they run first
         HOST.locals_ = [(value, dict(vars(value))) for swap in HOST.swaps.values()
@@ -180,6 +186,8 @@ def fresh_start(state: Host) -> None:
     if state.keep_state:
         return
     state.containers.reset()
+    for bindings in state.imported if state.bindings is None else state.bindings:
+        bindings.restore()
     for swap in state.swaps.values():
         swap.clear_caches()
     for value, contents in state.locals_:

@@ -71,7 +71,9 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
                 **({"volatile": volatile} if volatile else {})}
 
     volatile = list(base.get("volatile", []))
-    at_import = {(module, qualname) for module, qualname in base.get("at_import", [])}
+    # functions that ran while some other module was imported, and those only their own module's body called
+    elsewhere = {(module, qualname) for module, qualname, own in base.get("at_import", []) if not own}
+    by_own_body = {(module, qualname) for module, qualname, own in base.get("at_import", []) if own} - elsewhere
 
     unimportable = base.get("unimportable", {})
     state.unimportable = dict(unimportable)
@@ -90,15 +92,18 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
         if cached is not None:
             state.verdicts[index] = dict(cached, cached=True)
             continue
-        if not m.at_import and (m.module, m.scope) in at_import:
-            # its function ran while a module was imported: neither the tests' reach nor a swap in place shows
-            # what it did then; a fresh interpreter importing the mutated module does
+        if not m.at_import and (m.module, m.scope) in elsewhere:
+            # its function ran while another module was imported: neither the tests' reach nor a swap in place
+            # shows what it did then; a fresh interpreter importing the mutated module does
             units.append(dict(isolated_unit(index, state, config), why=f"{m.scope} ran while a module was imported"))
             continue
-        if index in program.static and config.import_time == "fresh":
+        redone = not m.at_import and (m.module, m.scope) in by_own_body
+        if (index in program.static or redone) and config.import_time == "fresh":
             units.append(isolated_unit(index, state, config))
             continue
-        if index in program.static:
+        if index in program.static or redone:
+            # an import-time mutant, or one of a function its module's body called (`OPT = lambda x: ...` used to
+            # build a table): the mutated body re-run in place redoes what the import computed
             everything = sorted(range(len(state.tests)), key=lambda t: rank[t])
             units.append({"kind": "reexec", "index": index, **split(everything)})
             continue

@@ -230,7 +230,8 @@ def _mark(state: ScoreRun, entries: list[dict[str, Any]]) -> None:
 
 
 # how each mode of judging a mutant is named where the report says where the time went
-_MODES = {"mutant": "function mutants, code swapped in place", "reexec": "import-time mutants, module re-run in place",
+_MODES = {"mutant": "function mutants, code swapped in place",
+          "reexec": "module body re-run in place (import-time mutants, functions it calls)",
           "isolated": "mutants judged in a fresh interpreter"}
 
 

@@ -104,8 +104,10 @@ def host(spec: SuiteSpec, serve: Callable[[], None], catalog: Catalog | None = N
                 while outer is not None and outer.f_code.co_name != "<module>":
                     outer = outer.f_back
             if outer is not None:
-                # ran while a module was imported: what it did then, a swapped-in mutant never redoes
-                at_import.add((frame.f_globals.get("__name__"), frame.f_code.co_qualname))
+                # ran while a module was imported: what it did then, a swapped-in mutant never redoes; made by
+                # its own module's body only, re-running that body with the mutant in place redoes it
+                own = outer.f_code.co_filename == frame.f_code.co_filename
+                at_import.add((frame.f_globals.get("__name__"), frame.f_code.co_qualname, own))
 
     with open(os.devnull, "w") as quiet:
         saved = sys.stdout

@@ -26,10 +26,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from mu2py.engine.closures import keep_closure_shape
+from mu2py.engine.outside import Bindings
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.engine.workers import extend_deadline, request_restart
 from mu2py.score import hosted, killers, ports, runner
+from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up
 from mu2py.score.reload import ReloadError, reload_with_readers
 from mu2py.score.runner import run_test
@@ -58,6 +62,8 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
         unprobed.extend(f"{info.name}:{q}" for q in swap.apply_best_effort(probed))
     tests = []
     state.opened = set()
+    # the probes' functions are bound in the modules: each test starts from these bindings
+    state.bindings = [Bindings(vars(swap.module)) for swap in state.swaps.values()]
     try:
         for position, (nodeid, item) in enumerate(state.items.items()):
             recorder.reset()
@@ -75,6 +81,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
                           "reached": sorted(recorder.reached), "infected": sorted(recorder.infected),
                           **({"after": after, "repeatable": False} if after else {})})
     finally:
+        state.bindings = None
         for info in modules:
             if info.name in state.unimportable:
                 continue
@@ -98,7 +105,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
         volatile.extend(hosted.restore_tree(state))
     opened, state.opened = sorted(state.opened), None
     return {"tests": tests, "unprobed": unprobed, "opened": opened, "volatile": sorted(set(volatile)),
-            "at_import": sorted([str(module), qualname] for module, qualname in state.ran_at_import),
+            "at_import": sorted([str(module), qualname, own] for module, qualname, own in state.ran_at_import),
             "unimportable": dict(state.unimportable), "modules": list(state.spec.modules), "peak_rss": peak_rss()}
 
 
@@ -152,15 +159,23 @@ def _apply(state: hosted.Host, swap: CodeSwap, m: Any, code: Any) -> None:
 
 
 def _run_tests(state: hosted.Host, tests: list[tuple[str, float]], survived: dict[str, Any]) -> dict[str, Any]:
-    """Run `tests` (node id, timeout) until one fails or times out; `survived` is the verdict if none does."""
-    for run, (nodeid, timeout, position) in enumerate(tests, start=1):
-        outcome = run_test(hosted.item(state, nodeid, position), timeout)
-        if outcome == "busy":
-            return _busy(nodeid)
-        if outcome != "passed":
-            return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid, "tests_run": run,
-                    "position": position, "limit": timeout}
-    return dict(survived, tests_run=len(tests))
+    """Run `tests` (node id, timeout) until one fails or times out; `survived` is the verdict if none does.
+
+    Each test starts from the module bindings the mutant left (see `hosted.fresh_start`), whatever ran before it:
+    the order of a unit's tests (killers first) follows this worker's history, and must not decide the verdict.
+    """
+    state.bindings = [Bindings(vars(swap.module)) for swap in state.swaps.values()]
+    try:
+        for run, (nodeid, timeout, position) in enumerate(tests, start=1):
+            outcome = run_test(hosted.item(state, nodeid, position), timeout)
+            if outcome == "busy":
+                return _busy(nodeid)
+            if outcome != "passed":
+                return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid,
+                        "tests_run": run, "position": position, "limit": timeout}
+        return dict(survived, tests_run=len(tests))
+    finally:
+        state.bindings = None
 
 
 def _checked(state: hosted.Host, verdict: dict[str, Any]) -> dict[str, Any]:
@@ -252,12 +267,18 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         # a module that read the mutated one's values at import is re-run after it, as a fresh import would
         reloaded = reload_with_readers(sys.modules[m.module], code, graph, modules,
                                        {name: swap.original_code for name, swap in state.swaps.items()},
-                                       [*state.containers.holders(), state.locals_, *state.locals_],
+                                       [*state.containers.holders(), state.locals_, *state.locals_,
+                                        state.imported, *(b.saved for b in state.imported)],
                                        state.ran_at_collection)
     except ReloadError as exc:
         return {"status": "isolate", "why": f"cannot reload in place ({exc})"}
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a module body that raises (or exits) fails every importer
-        # no verdict without a test run: the suite, importing the mutant afresh, says how it fails
+        # the test modules imported afresh with the mutant say whether the suite's collection fails; if some
+        # importer caught it, the suite in a fresh interpreter decides
+        failed = _collection_error(state, m, code, modules)
+        if failed is not None:
+            return {"status": "killed", "killed_by": failed[0], "tests_run": 1,
+                    "why": f"collecting it raised {failed[1]}"}
         return {"status": "isolate", "why": f"its module body raised {type(exc).__name__}"}
     try:
         tests = unit["tests"]
@@ -287,6 +308,24 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         first = [verdict["killed_by"]] if verdict["status"] == "killed" and verdict.get("tests_run") else []
         return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}", "first": first}
     return _judged_fresh(unit, verdict, damaged)
+
+
+def _collection_error(state: hosted.Host, m: Any, code: Any, modules: dict[str, Any]) -> tuple[str, str] | None:
+    """(test module's node id, exception) of the first test module a fresh import with the mutant fails to import
+    (see `fresh_import`); the interpreter-wide state the re-run bodies changed is put back as after a test."""
+    assert state.program is not None
+    info = state.program.module_of(m.id)
+    tests: dict[str, tuple[str, str, str]] = {}
+    for item in state.items.values():
+        parent = item.getparent(pytest.Module)
+        module = getattr(parent, "obj", None) if parent is not None else None
+        if module is not None and module.__name__ not in tests and getattr(module, "__file__", None):
+            tests[module.__name__] = (module.__name__, module.__file__, parent.nodeid)
+    hosted.before_test(state)
+    try:
+        return collection_error(m.module, info.file, info.is_package, code, modules, list(tests.values()))
+    finally:
+        hosted.after_test(state)
 
 
 def cheapest(tests: list[tuple[str, float, int | None]], share: float) -> list[tuple[str, float, int | None]]:

@@ -81,6 +81,22 @@ def test_a_quiet_unit_costs_no_restore(ledger):
     assert ledger.check().restored == [] and ledger.check(full=False).restored == []
 
 
+def test_a_logger_made_since_the_snapshot_is_put_back_as_made(ledger):
+    """A test names a logger after itself and adds a handler on its captured stream (colorlog's suite): the next run
+    of that test must not find it; a library's NullHandler, added at its import, stays."""
+    ledger.settle()
+    made = logging.getLogger("mu2py-ledger-test.made-since")
+    library = logging.NullHandler()
+    made.addHandler(library)
+    made.addHandler(logging.StreamHandler())
+    made.setLevel(logging.DEBUG)
+    made.propagate = False
+    assert "loggers" in ledger.check().restored
+    assert made.handlers == [library] and made.level == logging.NOTSET and made.propagate
+    assert logging.getLogger("mu2py-ledger-test.made-since") is made  # whoever holds it keeps the same logger
+    assert not ledger.check().restored
+
+
 def test_the_collectors_saved_garbage_is_dropped(ledger):
     ledger.settle()
     gc.set_debug(gc.DEBUG_SAVEALL)

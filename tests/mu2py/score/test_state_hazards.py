@@ -1,12 +1,13 @@
 """A suite whose tests and mutants leave interpreter-wide state behind is scored as plain pytest scores it.
 
-tests/data/score_state: a test turns on gc.DEBUG_SAVEALL and never turns it off, one registers an exit
-handler writing on descriptor 1, an order-dependent pair (`test_handle` needs what `test_register`
-registered), mutants that lower the recursion limit and raise, raise KeyboardInterrupt, or leave 100
-descriptors open per call (under a limit of 256, macOS's default), and mutants of a function the module
-calls while it is imported (only a fresh import shows them).  `score --json` runs as a user runs
-it; each mutant's status must equal plain pytest's on the mutated file in a fresh copy of the project,
-under the same descriptor limit.
+tests/data/score_state: a test turns on gc.DEBUG_SAVEALL and never turns it off, one registers an exit handler
+writing on descriptor 1, an order-dependent pair (`test_handle` needs what `test_register` registered), mutants
+that lower the recursion limit and raise, raise KeyboardInterrupt, or leave 100 descriptors open per call (under a
+limit of 256, macOS's default), and mutants of a function the module calls while it is imported (only its module's
+body re-run shows them), a module body a mutant makes raise (every test module fails to import) or whose exception
+the importer catches, a module global a test rebinds and leaves. `score --json` runs as a user runs it; each
+mutant's status must equal plain pytest's on the mutated file in a fresh copy of the project, under the same
+descriptor limit.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def test_the_report_is_one_json_document_and_the_project_is_intact(scored):
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout)  # the exit handler's line went nowhere near it
     assert "exit handler" not in proc.stdout
-    assert report["summary"]["tests"] == 9  # the order-dependent pair included: the suite is scored
+    assert report["summary"]["tests"] == 12  # the order-dependent pair included: the suite is scored
     for path in SAMPLE.rglob("*.py"):
         assert (root / path.relative_to(SAMPLE)).read_text() == path.read_text()
 
@@ -73,7 +74,7 @@ def test_every_status_equals_plain_pytest_on_the_mutated_file(scored, tmp_path):
 
     proc, root = scored
     report = json.loads(proc.stdout)
-    modules = ("statepkg.ops", "statepkg.registry")
+    modules = ("statepkg.ops", "statepkg.registry", "statepkg.optional")
     files = tuple(str(SAMPLE / Path(*m.split("."))) + ".py" for m in modules)
     program = build_program(SuiteSpec(str(SAMPLE), (), modules, files))
     ids = {m.id: m for m in program.mutants}
@@ -91,7 +92,14 @@ def test_every_status_equals_plain_pytest_on_the_mutated_file(scored, tmp_path):
     assert not wrong, f"{len(wrong)}/{len(statuses)} statuses differ from plain pytest (mu2py, plain): {wrong}"
     assert {"killed", "survived"} <= set(statuses.values())
     configure = [i for i in statuses if ids[i].scope == "configure"]
-    assert configure and all(statuses[i] == "killed" for i in configure)  # through a fresh import
+    assert configure and all(statuses[i] == "killed" for i in configure)  # its module's body re-run with it
+    modes = {m["id"]: m["mode"] for m in report["mutants"]}
+    assert all(modes[i] == "reexec" for i in configure)  # not a fresh interpreter: the body only calls it
+    raising = [i for i in statuses if ids[i].line == 7 and ids[i].module == "statepkg.ops" and statuses[i] == "killed"]
+    # the module body raises: the test modules imported afresh in the worker fail, no fresh interpreter needed
+    assert raising and all(modes[i] == "reexec" for i in raising)
+    caught = [i for i in statuses if ids[i].module == "statepkg.optional" and statuses[i] == "survived"]
+    assert caught and all(modes[i] == "isolated" for i in caught)  # the importer caught it: a fresh import decides
 
 
 def test_a_keyboard_interrupt_costs_no_deadline(scored):

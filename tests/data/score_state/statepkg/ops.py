@@ -4,6 +4,7 @@ import os
 import sys
 
 _OPEN = []  # pragma: no mutate
+_BASE = int("0")  # a mutant of the text raises while the module is imported: every test module fails to import
 
 
 def depth(k):

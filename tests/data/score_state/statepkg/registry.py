@@ -23,3 +23,15 @@ configure(_SETTINGS)  # pragma: no mutate: called while the module is imported, 
 
 def greet(name):
     return _SETTINGS["greeting"] + ", " + name  # pragma: no mutate
+
+
+_MODE = "plain"  # pragma: no mutate
+
+
+def set_mode(mode):
+    global _MODE  # a test rebinds it and leaves it so: the tests after it in a unit must not see that
+    _MODE = mode  # pragma: no mutate
+
+
+def render(text):
+    return text.upper() if _MODE == "loud" else text

@@ -48,3 +48,19 @@ def test_handle():
 def test_greet():
     # what `configure` did at import: a mutant of it shows only when the mutated module is imported afresh
     assert registry.greet("ann") == "hello, ann"
+
+
+def test_render():
+    assert registry.render("a") == "a"
+
+
+def test_loud():
+    registry.set_mode("loud")  # never set back
+    assert registry.render("a") == "A"
+
+
+def test_optional_part():
+    import statepkg
+
+    assert ops._BASE == 0
+    assert statepkg.optional is None or statepkg.optional.WIDTH == 8
