@@ -344,8 +344,9 @@ class _Descriptors(Entry):
     """Open descriptors: a unit's leak is left alone up to `FD_MARGIN` (counted from `settle`), then retires.
 
     Checked by the lowest free number (a leaked descriptor takes it); only when that moved are the
-    unreachable file objects collected and the descriptors counted.  The ledger's reserve (descriptors
-    held open for mu2py's own clean-up) is released when a unit exhausted the limit.
+    descriptors counted, and past the margin the unreachable file objects collected and counted again.
+    The ledger's reserve (descriptors held open for mu2py's own clean-up) is released when a unit
+    exhausted the limit.
     """
 
     name = "open descriptors"
@@ -403,10 +404,14 @@ class _Descriptors(Entry):
             self.exhausted = True
             self.release()
             return True
-        gc.collect()  # file objects a unit dropped without closing are closed by their finalizers
         if open_descriptors() > self.base + FD_MARGIN:
-            return True
-        # within the margin: accepted, so that the next checks cost one dup again (not a collection each)
+            # file objects units dropped without closing are closed by their finalizers: collected only past the
+            # margin (a collection in a worker holding a test suite costs milliseconds; a test that leaves a
+            # file handler on a logger leaks one descriptor each time it runs)
+            gc.collect()
+            if open_descriptors() > self.base + FD_MARGIN:
+                return True
+        # within the margin: accepted, so that the next checks cost one dup again
         self.low = _lowest_free()
         return False
 
@@ -548,8 +553,26 @@ class _ModuleAttrs(Entry):
 
 
 def _logger_state(logger: Any) -> tuple[Any, ...]:
-    return (logger.level, tuple(logger.handlers), logger.disabled, tuple(logger.filters),
+    # each handler with what a test reconfigures on it in place (`setFormatter`, `setLevel`: logzero's
+    # `setup_logger` does so to the handlers of a logger made at import)
+    return (logger.level, tuple(_handler_state(h) for h in logger.handlers), logger.disabled, tuple(logger.filters),
             getattr(logger, "propagate", True))
+
+
+def _handler_state(handler: Any) -> tuple[Any, ...]:
+    return handler, getattr(handler, "level", None), getattr(handler, "formatter", None), \
+        tuple(getattr(handler, "filters", ())), getattr(handler, "stream", None)
+
+
+def _put_handler(state: tuple[Any, ...]) -> Any:
+    """Set a handler's level, formatter, filters and stream back as `_handler_state` saw them; the handler."""
+    handler, level, formatter, filters, stream = state
+    if _handler_state(handler) != state:
+        handler.level, handler.formatter = level, formatter
+        handler.filters[:] = list(filters)
+        if stream is not None:
+            handler.stream = stream
+    return handler
 
 
 class _Loggers(Entry):
@@ -589,11 +612,12 @@ class _Loggers(Entry):
         for logger, state in [*loggers, *made]:
             if _logger_state(logger) != state:
                 logger.level, handlers, logger.disabled, filters, propagate = state
-                logger.handlers[:] = list(handlers)
+                logger.handlers[:] = [_put_handler(h) for h in handlers]
                 logger.filters[:] = list(filters)
                 if logger is not logging.root:
                     logger.propagate = propagate
-        logging.disable(disable)
+        if logging.root.manager.disable != disable:
+            logging.disable(disable)
         logging.root.manager._clear_cache()  # the levels isEnabledFor cached per logger
 
 
@@ -608,7 +632,8 @@ def _made_state(logger: Any) -> tuple[Any, ...]:
     at import (the idiom that keeps its records off `lastResort`) kept."""
     import logging
 
-    return (logging.NOTSET, tuple(h for h in logger.handlers if type(h) is logging.NullHandler), False, (), True)
+    return (logging.NOTSET, tuple(_handler_state(h) for h in logger.handlers if type(h) is logging.NullHandler),
+            False, (), True)
 
 
 def _put_tempdir(tempfile: Any, saved: tuple[Any, ...]) -> None:
@@ -626,15 +651,19 @@ class _Environ(Entry):
 
     def __init__(self) -> None:
         self._tag = VersionTag(os.environ._data)  # type: ignore[attr-defined]
+        self._data: dict[Any, Any] = {}
 
     def snapshot(self) -> dict[str, str]:
         self._tag = VersionTag(os.environ._data)  # type: ignore[attr-defined]
+        self._data = dict(os.environ._data)  # type: ignore[attr-defined]
         return dict(os.environ)
 
     def differs(self, saved: dict[str, str]) -> bool:
         if not self._tag.moved():
             return False
-        if dict(os.environ) == saved:
+        # the encoded dict compared in C: pytest writes PYTEST_CURRENT_TEST in each phase of every test and
+        # deletes it after, so the dict moves after every test while its contents come back
+        if os.environ._data == self._data:  # type: ignore[attr-defined]
             self._tag.reset()
             return False
         return True

@@ -24,7 +24,7 @@ CACHE_VERSION = 2  # 2: keys include the data files the suite reads
 
 
 def digest(*parts: str) -> str:
-    """A short hash of `parts` (a verdict's cache key: module source hash, mutant id, tests digest)."""
+    """A short hash of `parts` (a verdict's cache key: module source hash, mutant id, tests digest, interpreter)."""
     h = hashlib.sha256()
     for part in parts:
         h.update(part.encode("utf-8", "surrogatepass"))

@@ -36,6 +36,7 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
     """Decide each mutant's fate before running anything: cached, isolated, no coverage, pruned, or which tests."""
     program = state.program
     unprobed = [q.replace(".<locals>", "") for q in base["unprobed"]]
+    undefined = base.get("undefined", [])
     reached_by: dict[int, list[int]] = {}
     infected_by: dict[int, list[int]] = {}
     unreliable: list[int] = []
@@ -108,6 +109,11 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
             units.append({"kind": "reexec", "index": index, **split(everything)})
             continue
         scope = _scope_key(m.module, m.scope)
+        if any(scope == u or scope.startswith(u + ".") for u in undefined):
+            # its function is never defined on this interpreter (a `def` under a condition not met): no test runs it
+            state.verdicts[index] = {"status": "no_coverage", "killed_by": None, "tests_run": 0, "mode": "pruned",
+                                     "pruned": "never defined here"}
+            continue
         if any(scope == u or scope.startswith(u + ".") for u in unprobed):
             chosen = list(range(len(state.tests)))  # reach unknown: every test may kill it
         else:

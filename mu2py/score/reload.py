@@ -259,16 +259,33 @@ def _data_read_at_import(reload: Reload, graph: ImportGraph, module: str,
     """
     if reload.ran_at_import is None:
         return f"{', '.join(sorted(names))} changed, and what ran at import time is unknown", []
+    bodies = []  # project modules whose own body read them while imported: re-running that body settles it
     for code in reload.ran_at_import:
         if not names.isdisjoint(code.co_names):
-            return (f"{code.co_qualname} reads {', '.join(sorted(names & set(code.co_names)))} and ran at import "
-                    "time"), []
-    readers = sorted({reader for key in names for reader in graph.readers_at_import(module, key)})
+            body = _module_of_body(reload, code)
+            if body is None:
+                return (f"{code.co_qualname} reads {', '.join(sorted(names & set(code.co_names)))} and ran at "
+                        "import time"), []
+            bodies.append(body)
+    readers = sorted({reader for key in names for reader in graph.readers_at_import(module, key)} | set(bodies))
     for key in sorted(names):
         found = graph.readers_at_import(module, key)
         if found:
             return f"{found[0]} reads {key} while it is imported", readers
+    if bodies:
+        return f"{bodies[0]} reads {', '.join(sorted(names))} while it is imported", readers
     return None, []
+
+
+def _module_of_body(reload: Reload, code: types.CodeType) -> str | None:
+    """The project module (other than the reloaded one) whose body `code` is, or None (a function's code)."""
+    if code.co_name != "<module>":
+        return None
+    for name in reload.project:
+        found = sys.modules.get(name)
+        if found is not None and found is not reload.module and getattr(found, "__file__", None) == code.co_filename:
+            return name
+    return None
 
 
 def _rebind_everywhere(reload: Reload, old: Any, new: Any, modules: dict[str, types.ModuleType]) -> None:

@@ -28,17 +28,33 @@ def _skipped_dir(path: str, name: str) -> bool:
 
 
 def tree_state(root: str) -> dict[str, tuple[int, int]]:
-    """Every file under `root` (skipped folders aside), as relative path -> (size, mtime in ns)."""
+    """Every file under `root` (skipped folders aside), as relative path -> (size, mtime in ns).
+
+    As `os.walk` would list them (a link to a folder is not followed), with one `scandir` per folder and the
+    relative paths built as they are found: this runs after every unit of a score worker.
+    """
     found: dict[str, tuple[int, int]] = {}
-    for here, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not _skipped_dir(here, d)]
-        for name in files:
-            path = os.path.join(here, name)
+    folders = [(root, "")]
+    while folders:
+        here, prefix = folders.pop()
+        try:
+            entries = list(os.scandir(here))
+        except OSError:
+            continue
+        for entry in entries:
             try:
-                st = os.stat(path)
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not entry.is_symlink() and not _skipped_dir(here, entry.name):
+                    folders.append((entry.path, prefix + entry.name + os.sep))
+                continue
+            try:
+                st = entry.stat()
             except OSError:
                 continue
-            found[os.path.relpath(path, root)] = (st.st_size, st.st_mtime_ns)
+            found[prefix + entry.name] = (st.st_size, st.st_mtime_ns)
     return found
 
 

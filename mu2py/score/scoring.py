@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -91,7 +92,9 @@ def score(spec: SuiteSpec, config: ScoreConfig,
                 program = state.program = build_program(spec)
                 hashes = {m.name: m.source_hash for m in program.target.modules}
             tests_hash = tests_digest(spec, base.get("opened", []))
-            keys = [digest(hashes[m.module], m.id, tests_hash) for m in program.mutants]
+            # a verdict holds for one interpreter: code under `if sys.version_info >= ...` runs on some only
+            interpreter = f"{sys.implementation.name}{sys.version_info[0]}.{sys.version_info[1]}"
+            keys = [digest(hashes[m.module], m.id, tests_hash, interpreter) for m in program.mutants]
             failing = [t["nodeid"] for t in state.tests if t["outcome"] != "passed"]
             if failing:
                 shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")

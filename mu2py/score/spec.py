@@ -50,7 +50,8 @@ def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
     pytest-benchmark calibrates and repeats each benchmark for about a second: with
     `--benchmark-disable` a benchmark test calls its function once and asserts the same.
     pytest-cov (`addopts = --cov=pkg`) traces every line of every mutant's run, and its tracer
-    fails inside a worker whose mutant disturbed `sys.path`: `--no-cov` turns it off.
+    fails inside a worker whose mutant disturbed `sys.path`: `--no-cov` turns it off.  slipcover's
+    plugin, unless the suite's options use it, is not loaded.
     """
     import importlib.util
 
@@ -61,6 +62,10 @@ def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
         extra.append("--benchmark-disable")
     if importlib.util.find_spec("pytest_cov") is not None and "no:cov" not in args and "--no-cov" not in args:
         extra.append("--no-cov")
+    if not any(a.startswith("--slip") for a in args) and "no:slipcover" not in args:
+        # slipcover's plugin (a dependency of mu2py, not of the suite) does nothing unless asked to, but pytest
+        # rewrites its modules' asserts each time a worker or a fresh interpreter starts (no bytecode written)
+        extra += ["-p", "no:slipcover"]
     return extra
 
 

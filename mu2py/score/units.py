@@ -18,11 +18,13 @@ for its worker to be replaced.
 
 from __future__ import annotations
 
+import gc
 import math
 import os
 import resource
 import sys
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -104,9 +106,29 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
             test["repeatable"] = False
         volatile.extend(hosted.restore_tree(state))
     opened, state.opened = sorted(state.opened), None
-    return {"tests": tests, "unprobed": unprobed, "opened": opened, "volatile": sorted(set(volatile)),
+    return {"tests": tests, "unprobed": unprobed, "undefined": _undefined(state, unprobed), "opened": opened,
+            "volatile": sorted(set(volatile)),
             "at_import": sorted([str(module), qualname, own] for module, qualname, own in state.ran_at_import),
             "unimportable": dict(state.unimportable), "modules": list(state.spec.modules), "peak_rss": peak_rss()}
+
+
+def _undefined(state: hosted.Host, unprobed: list[str]) -> list[str]:
+    """Of the functions no probe reached (`module:qualname`), those no function object in this interpreter runs:
+    defined in a module or class body under a condition not met here (`if sys.version_info >= (3, 13):`), and
+    never called while a module was imported.  Their mutants change nothing a test can run."""
+    candidates = {u for u in unprobed if "<locals>" not in u}
+    if not candidates:
+        return []
+    files = {info.file: info.name for info in state.program.target.modules} if state.program else {}
+    live = set()
+    for obj in gc.get_objects():
+        if type(obj) is types.FunctionType:
+            code = obj.__code__
+            name = files.get(code.co_filename)
+            if name is not None:
+                live.add(f"{name}:{code.co_qualname}")
+    ran = {f"{module}:{qualname}" for module, qualname, _ in state.ran_at_import}
+    return sorted(candidates - live - ran)
 
 
 def _in_order(state: hosted.Host, position: int, recorder: Any) -> tuple[str, float]:
@@ -352,18 +374,23 @@ def _executed(state: hosted.Host) -> list[frozenset[Any]] | None:
         _, modules = hosted.import_graph(state)
         files = {f for m in modules.values() for f in (m.__file__, os.path.realpath(m.__file__ or ""))}
         executed = []
+        # the state every test starts from is settled before the hook is set: settled with it, the ledger would
+        # put the hook back after every later test of this worker
+        hosted.before_test(state)
         for item in state.order:
             seen: set[Any] = set()
 
             def record(frame: Any, event: str, arg: Any, seen: set[Any] = seen) -> None:
-                if event == "call" and frame.f_code.co_filename in files:
+                # a global trace function called for Python calls only (a profile function is called for C calls
+                # and returns too: twice the cost); returning None traces no lines
+                if frame.f_code.co_filename in files:
                     seen.add(frame.f_code)
 
-            sys.setprofile(record)
+            sys.settrace(record)
             try:
                 outcome = run_test(item, None)
             finally:
-                sys.setprofile(None)
+                sys.settrace(None)
             now = time.perf_counter()
             extend_deadline(now - credited)
             credited = now

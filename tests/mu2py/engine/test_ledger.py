@@ -97,6 +97,26 @@ def test_a_logger_made_since_the_snapshot_is_put_back_as_made(ledger):
     assert not ledger.check().restored
 
 
+def test_a_handler_reconfigured_in_place_is_put_back(ledger):
+    """logzero's `setup_logger` sets a new formatter and level on the handler its default logger got at import."""
+    logger = logging.getLogger("mu2py-ledger-test.reconfigured")
+    handler = logging.StreamHandler()
+    formatter = logging.Formatter("%(message)s")
+    handler.setFormatter(formatter)
+    logger.addHandler(handler)
+    try:
+        ledger.settle()
+        handler.setFormatter(logging.Formatter("changed %(message)s"))
+        handler.setLevel(logging.ERROR)
+        handler.addFilter(logging.Filter("x"))
+        assert "loggers" in ledger.check().restored
+        assert logger.handlers == [handler] and handler.formatter is formatter
+        assert handler.level == logging.NOTSET and handler.filters == []
+    finally:
+        logger.removeHandler(handler)
+        ledger.settle()  # the fixture's last check must not add it back
+
+
 def test_the_collectors_saved_garbage_is_dropped(ledger):
     ledger.settle()
     gc.set_debug(gc.DEBUG_SAVEALL)
