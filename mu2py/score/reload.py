@@ -53,8 +53,12 @@ class ReloadError(Exception):
 
 
 def _ignored_referrers() -> list[Any]:
-    # the regular-expression module caches compiled patterns; an old pattern there is harmless
-    return [v for k, v in vars(re).items() if k.startswith("_cache") and isinstance(v, dict)]
+    # the regular-expression module caches compiled patterns, and typing its subscripted generics
+    # (`Mapping[str, str]`, compared by value): an old one there is harmless
+    typing = sys.modules.get("typing")
+    generics = [getattr(clear, "__self__", None) for clear in getattr(typing, "_cleanups", ())]
+    return [*(v for k, v in vars(re).items() if k.startswith("_cache") and isinstance(v, dict)),
+            *(g for g in generics if g is not None)]
 
 
 def reload_in_place(module: types.ModuleType, code: types.CodeType, graph: ImportGraph,

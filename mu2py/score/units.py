@@ -290,7 +290,9 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
         reloaded = reload_with_readers(sys.modules[m.module], code, graph, modules,
                                        {name: swap.original_code for name, swap in state.swaps.items()},
                                        [*state.containers.holders(), state.locals_, *state.locals_,
-                                        state.imported, *(b.saved for b in state.imported)],
+                                        state.imported, *(b.saved for b in state.imported),
+                                        # memo caches empty after import: every test starts with them cleared
+                                        *(cache for cache, size in state.containers.caches if size == 0)],
                                        state.ran_at_collection)
     except ReloadError as exc:
         return {"status": "isolate", "why": f"cannot reload in place ({exc})"}
