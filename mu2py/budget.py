@@ -11,8 +11,12 @@ long a run may take (`Deadline.clip`): no layer keeps a clock or a raw end time 
 from __future__ import annotations
 
 import math
+import os
 import time
 from dataclasses import dataclass, field, replace
+
+# the shortest time `Deadline.allot` gives a run: 0 would be no timeout at all to `signal.setitimer`
+MIN_RUN = 1e-3
 
 
 def now() -> float:
@@ -20,12 +24,27 @@ def now() -> float:
     return time.monotonic()
 
 
+def process_started() -> float:
+    """When this process started, on the budget clock (Linux: from /proc; elsewhere: now).
+
+    A command's budget starts there, so that the interpreter's own start-up is in it too."""
+    try:
+        with open("/proc/self/stat") as stat:
+            # the fields after the command name (which may hold spaces); starttime is the 22nd field
+            ticks = int(stat.read().rpartition(")")[2].split()[19])
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now()
+    return now() - min(max(age, 0.0), 60.0)  # a clock that jumped (a suspend) never costs a budget more than that
+
+
 @dataclass(frozen=True)
 class Deadline:
     """A moment on the budget clock by which work must end; `at` None is no deadline at all.
 
     Invariants: `remaining()` is never negative, and is `math.inf` exactly when there is no
-    deadline; `clip(t)` is never more than `t` nor more than `remaining()`.
+    deadline; `clip(t)` is never more than `t`, nor more than `remaining()` unless that is below
+    `MIN_RUN` (then it is `MIN_RUN`: a run is never given 0 s, which a timer would take as no limit).
     """
 
     at: float | None = None
@@ -55,18 +74,20 @@ class Deadline:
         """Whether the deadline has passed."""
         return self.at is not None and now() >= self.at
 
-    def clip(self, timeout: float | None, since: float | None = None) -> float | None:
-        """`timeout` shortened to what is left of the deadline (from `since`, default now); None stays None
-        without a deadline."""
+    def allot(self, timeout: float | None, since: float | None = None) -> tuple[float | None, bool]:
+        """The time a run may take from `since` (default: now): `timeout` shortened to what is left of the
+        deadline, and whether the deadline shortened it (a timeout on the shortened time is no verdict).
+        None (no timeout) stays None without a deadline."""
         left = self.remaining(since)
-        if timeout is None:
-            return None if math.isinf(left) else left
-        return min(timeout, left)
+        if math.isinf(left):
+            return timeout, False
+        if timeout is None or left < timeout:
+            return max(left, MIN_RUN), True
+        return timeout, False
 
-    def cuts(self, timeout: float | None, since: float | None = None) -> bool:
-        """Whether the deadline leaves less than `timeout` (a run given `clip(timeout)` may be cut short)."""
-        left = self.remaining(since)
-        return not math.isinf(left) and (timeout is None or left < timeout)
+    def clip(self, timeout: float | None, since: float | None = None) -> float | None:
+        """`timeout` shortened to what is left of the deadline (from `since`, default now): see `allot`."""
+        return self.allot(timeout, since)[0]
 
     def earlier(self, other: Deadline) -> Deadline:
         """The earlier of this deadline and `other`."""

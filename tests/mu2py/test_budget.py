@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 from mu2py import budget as budget_module
-from mu2py.budget import Budget, Deadline
+from mu2py.budget import MIN_RUN, Budget, Deadline
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def test_no_deadline_never_expires_nor_clips(clock):
     assert not never.bounded and not never.expired()
     assert never.remaining() == math.inf
     assert never.clip(3.0) == 3.0 and never.clip(None) is None
-    assert not never.cuts(3.0) and not never.cuts(None)
+    assert never.allot(3.0) == (3.0, False) and never.allot(None) == (None, False)
 
 
 def test_deadline_counts_down_and_never_goes_negative(clock):
@@ -38,9 +38,12 @@ def test_deadline_counts_down_and_never_goes_negative(clock):
 
 def test_clip_takes_the_shorter_of_timeout_and_what_is_left(clock):
     deadline = Deadline.after(5.0)
-    assert deadline.clip(2.0) == 2.0 and not deadline.cuts(2.0)
-    assert deadline.clip(8.0) == 5.0 and deadline.cuts(8.0)
-    assert deadline.clip(None) == 5.0 and deadline.cuts(None)
+    assert deadline.allot(2.0) == (2.0, False) and deadline.clip(2.0) == 2.0
+    assert deadline.allot(8.0) == (5.0, True) and deadline.clip(8.0) == 5.0
+    assert deadline.allot(None) == (5.0, True)
+    clock[0] += 5.0  # a run is never given 0 s: a timer takes 0 as no limit at all
+    assert deadline.allot(8.0) == (MIN_RUN, True)
+    clock[0] -= 5.0
     # measured from another moment (when a host's run started)
     assert deadline.clip(8.0, since=clock[0] + 1.0) == 4.0
 

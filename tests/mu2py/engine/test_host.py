@@ -109,6 +109,7 @@ def test_a_mutant_outlasting_its_batch_is_cut_not_killed(slow_pkg, isolation, dr
     was left of the batch, with no verdict: a timeout there is not a kill, and the batch ends on time."""
     import time
 
+    from mu2py.budget import Deadline
     from mu2py.engine.engine import LocalRunner
 
     program = Program(resolve_target(f"slow_pkg.drivers:{driver}"))
@@ -116,7 +117,7 @@ def test_a_mutant_outlasting_its_batch_is_cut_not_killed(slow_pkg, isolation, dr
     runner = make_runner(program) if isolation == "host" else LocalRunner(program)
     try:
         started = time.monotonic()
-        verdicts = runner.judge(value, [slow, 0], 30.0, stop_at=started + 0.5)
+        verdicts = runner.judge(value, [slow, 0], 30.0, deadline=Deadline(started + 0.5))
         took = time.monotonic() - started
     finally:
         runner.close()
