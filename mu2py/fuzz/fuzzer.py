@@ -352,7 +352,10 @@ class Fuzzer:
             self.coverage.collect()
             if self.analysis is not None:
                 # the sites it reached (for the report) and the mutants it infects (see MutantRuns.run)
-                self.mutant_runs.corpus_infected |= self.analysis.run_original(decoded.value)[2]
+                infected = self.analysis.run_original(decoded.value)[2]
+                self.mutant_runs.corpus_infected |= infected
+                if not entry.judged:  # what judging it at the end will cost (see MutantRuns.judging_cost)
+                    self.mutant_runs.infected_of[entry.name] = infected
                 for mutant_id, reason in entry.kills.items():
                     index = self.analysis.program.index.get(mutant_id)
                     if index is not None:

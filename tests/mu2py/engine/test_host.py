@@ -110,7 +110,7 @@ def test_a_mutant_outlasting_its_batch_is_cut_not_killed(slow_pkg, isolation, dr
     import time
 
     from mu2py.budget import Deadline
-    from mu2py.engine.engine import LocalRunner
+    from mu2py.engine.engine import LocalRunner, Outcome
 
     program = Program(resolve_target(f"slow_pkg.drivers:{driver}"))
     slow = next(i for i, m in enumerate(program.mutants) if m.mutated == mutated and m.scope == driver)
@@ -121,5 +121,5 @@ def test_a_mutant_outlasting_its_batch_is_cut_not_killed(slow_pkg, isolation, dr
         took = time.monotonic() - started
     finally:
         runner.close()
-    assert [(v.index, v.cut, v.reason) for v in verdicts] == [(slow, True, None)]
+    assert [(v.index, v.cut, v.reason, v.outcome) for v in verdicts] == [(slow, True, None, Outcome.CUT)]
     assert took < 0.5 + 2.0  # what was left of the batch, plus the watchdog's grace

@@ -248,3 +248,23 @@ def test_the_budgets_end_stops_the_originals_run_and_records_no_hang(driver_pack
         assert fuzzer.stats.failures == 0 and not fuzzer.failures
     finally:
         fuzzer._lock.release()
+
+
+def test_a_judging_the_budget_cannot_hold_is_left_to_mutate_and_said(json_target, tmp_path):
+    """The final judging stops at its deadline: the inputs it did not judge stay unjudged in the index, and a
+    warning says that `mutate` gives the corpus's score; what it would have cost is estimated beforehand."""
+    from mu2py.budget import now
+
+    fuzzer = Fuzzer(json_target, FuzzConfig(seconds=3600, seed=2, out=tmp_path / "o"))
+    try:
+        for _ in range(150):
+            fuzzer.trial()
+        pending = [e for e in fuzzer.corpus.entries if not e.judged]
+        assert pending and fuzzer.mutant_runs.judging_cost([e.name for e in pending]) > 0
+        assert fuzzer.mutant_runs.judging_cost([]) == 0
+        assert fuzzer.finish_judging(Deadline(now() - 1.0)) == 0
+        assert not any(e.judged for e in pending)
+        assert "saved inputs left to judge were judged" in fuzzer.warnings[-1]
+    finally:
+        fuzzer.analysis.close()
+        fuzzer._lock.release()
