@@ -65,7 +65,7 @@ def _inputs(n: int) -> str:
 def _progress_line(fuzzer: Any) -> str:
     """The status as one plain line, for logs (stdout not a terminal)."""
     s = fuzzer.stats
-    elapsed = max(time.perf_counter() - fuzzer._start, 1e-9)
+    elapsed = max(fuzzer.elapsed(), 1e-9)
     killed = (f"; killed {len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} mutants"
               if fuzzer.analysis is not None else "")
     if fuzzer.judging is not None:
@@ -87,6 +87,8 @@ def _plain_progress(console: Console) -> Callable[[Any], None]:
 
 
 def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
+    from mu2py.budget import Budget
+    from mu2py.budget import now as budget_clock
     from mu2py.fuzz.config import FuzzConfig
     from mu2py.fuzz.fuzzer import Fuzzer
     from mu2py.inputs.generators import source_for
@@ -98,6 +100,9 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
     seconds = parse_duration(args.time) if args.time else None
     if seconds is not None and seconds <= 0:
         raise UserError(f"--time {args.time} is not a positive duration")
+    # the budget started with the command (see cli.main): loading the target and its mutants, the final judging
+    # and the report are all in it
+    budget = Budget(args.trials, seconds, started=getattr(args, "started", None) or budget_clock())
     target = resolve_target(args.target, prefixes(args))
     assert target.driver is not None
     source = source_for(target.driver.source)
@@ -118,7 +123,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         return _fuzz_parallel(args, console, config, prefixes(args))
     started = time.perf_counter()
     with console.status("loading target and mutants"):
-        fuzzer = Fuzzer(target, config, source=source)
+        fuzzer = Fuzzer(target, config, source=source, budget=budget)
         resumed = fuzzer.resume()
     if not args.quiet and fuzzer.program is not None:
         console.print(f"loaded {len(fuzzer.program.mutants)} mutants of {', '.join(target.prefixes)} "

@@ -13,6 +13,8 @@ from typing import Any, NoReturn
 from rich.console import Console
 from rich.table import Table
 
+from mu2py.budget import now as budget_clock
+from mu2py.budget import process_started
 from mu2py.cli.argtypes import percent, positive_int
 from mu2py.cli.progress import below_fail_under
 from mu2py.errors import STORAGE_ERRNOS, OutputError, UserError
@@ -187,6 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     args = build_parser().parse_args(argv)
+    # where a command's --time budget starts: the process's start when this is the program (the interpreter's
+    # start-up is in the budget too), now when a caller runs a command in its own process
+    args.started = process_started() if argv is None else budget_clock()
     try:
         if getattr(args, "own_stdout", False) or (args.command == "repro" and args.json):
             # the program runs in this process (importing the target runs code too): what it prints is dropped,

@@ -28,8 +28,10 @@ import types
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from enum import Enum
 from typing import Any
 
+from mu2py.budget import Deadline
 from mu2py.engine.copies import (
     CopyLoadError,
     bound_to,
@@ -56,26 +58,42 @@ MIN_BUILD_TIMEOUT = 1.0
 FULL_CHECK_EVERY = 16
 
 
+class Outcome(Enum):
+    """How one mutant's run on one input ended: judged (killed or survived), or cut by its batch's deadline."""
+
+    KILLED = "killed"
+    SURVIVED = "survived"
+    CUT = "cut"  # still running when its batch's deadline came, on less time than its own timeout: no verdict
+
+
 @dataclass(frozen=True)
 class Verdict:
     """One mutant judged on one input: why it is killed (None: it survived), and a short detail.
 
-    A `cut` verdict is no verdict: the mutant was still running when its batch's `stop_at` came, on a
-    budget shorter than its own timeout, so it neither survived nor timed out (see `Engine.judge`).
+    Invariant: `outcome` is KILLED exactly when `reason` is set; a CUT verdict (made with
+    `Verdict.cut_short`) is no verdict: the mutant neither survived nor timed out (see `Engine.judge`).
     """
 
     index: int
     reason: KillReason | None
     detail: str = ""
+    outcome: Outcome | None = None  # given only for CUT; otherwise set from `reason` at construction
+
+    def __post_init__(self) -> None:
+        """Derive `outcome` from `reason` unless it was given (CUT)."""
+        if self.outcome is None:
+            object.__setattr__(self, "outcome", Outcome.SURVIVED if self.reason is None else Outcome.KILLED)
+        assert (self.outcome is Outcome.KILLED) == (self.reason is not None)
+
+    @classmethod
+    def cut_short(cls, index: int) -> Verdict:
+        """The verdict of mutant `index` whose run its batch's deadline stopped."""
+        return cls(index, None, outcome=Outcome.CUT)
 
     @property
     def cut(self) -> bool:
         """Whether the mutant's run was stopped by its batch's end rather than judged."""
-        return self.reason is None and self.detail == CUT
-
-
-# the detail of a cut verdict (see Verdict)
-CUT = "cut at the end of its batch"
+        return self.outcome is Outcome.CUT
 
 
 class _Outside(Entry):
@@ -308,16 +326,16 @@ class Engine:
             self.state.reset()  # the rebound driver shares the base copies' driver-level containers
 
     def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
-              stop_at: float | None = None, on_verdict: Callable[[int, Verdict], None] | None = None,
+              deadline: Deadline = Deadline.never(), on_verdict: Callable[[int, Verdict], None] | None = None,
               original: RunResult | None = None) -> list[Verdict]:
         """Run the original (unless its `original` result is given), then each mutant of `indices` in order,
         on `value`; their verdicts.
 
-        Stops early (fewer verdicts than indices) once `time.monotonic()` passes `stop_at`, or
-        when a run left something behind (`retired` is set; `last_original` holds the original's
-        result, so that a new process can judge the rest without running it again).  A mutant's run
-        never outlasts `stop_at`: when less time is left than `timeout`, it gets what is left, and a
-        timeout on that budget ends the batch with a `cut` verdict, never a timeout kill (the full
+        Stops early (fewer verdicts than indices) once `deadline` has passed, or when a run left
+        something behind (`retired` is set; `last_original` holds the original's result, so that a
+        new process can judge the rest without running it again).  A mutant's run never outlasts
+        `deadline`: when less time is left than `timeout`, it gets what is left (`Deadline.clip`), and a
+        timeout on that budget ends the batch with a CUT verdict, never a timeout kill (the full
         budget might have let it finish: a slow input must not turn slow mutants into kills).
         """
         self.retired = None
@@ -330,18 +348,14 @@ class Engine:
         self.last_original = original
         verdicts: list[Verdict] = []
         for position, index in enumerate(indices):
-            budget = timeout
-            if stop_at is not None:
-                left = stop_at - time.monotonic()
-                if left <= 0:
-                    break
-                if timeout is None or left < timeout:
-                    budget = left
+            if deadline.expired():
+                break
+            budget, cut = deadline.allot(timeout)
             self.progress(position, 1)
             result = self.run_mutant(index, value, budget)
             self.mutants_judged += 1
-            if budget != timeout and result.status is Status.TIMEOUT:
-                verdicts.append(Verdict(index, None, CUT))
+            if cut and result.status is Status.TIMEOUT:
+                verdicts.append(Verdict.cut_short(index))
                 if on_verdict is not None:
                     on_verdict(position, verdicts[-1])
                 break
@@ -411,19 +425,19 @@ class LocalRunner:
         return self.engine.copies_built
 
     def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
-              stop_at: float | None = None, original: RunResult | None = None) -> list[Verdict]:
+              deadline: Deadline = Deadline.never(), original: RunResult | None = None) -> list[Verdict]:
         """Verdicts for `indices` on `value` (see `Engine.judge`)."""
         missing = [i for i in indices if i not in self.engine.payloads]
         if missing:
             self.engine.add([self.program.payload(i) for i in missing])
-        verdicts = self.engine.judge(value, indices, timeout, differential=differential, stop_at=stop_at,
+        verdicts = self.engine.judge(value, indices, timeout, differential=differential, deadline=deadline,
                                      original=original)
         while self.engine.retired is not None and self.engine.last_original is not None \
-                and len(verdicts) < len(indices) and (stop_at is None or time.monotonic() < stop_at):
+                and len(verdicts) < len(indices) and not deadline.expired():
             # no fresh process here: the rest is judged in this one, the first of them taken as judged afresh
             self.engine.mutants_judged = 0
             verdicts += self.engine.judge(value, indices[len(verdicts):], timeout, differential=differential,
-                                          stop_at=stop_at, original=self.engine.last_original)
+                                          deadline=deadline, original=self.engine.last_original)
         return verdicts
 
     def close(self) -> None:

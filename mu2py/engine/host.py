@@ -19,7 +19,7 @@ is retired (its group killed) and the batch goes on in a new host; if it was the
 run, the new host is given the original's result instead of running it again.
 
 Invariants: a `HostRunner.judge` call returns exactly one verdict per mutant it judged, in
-the order given, and stops only at the end of the list or at `stop_at`; a host never
+the order given, and stops only at the end of the list or at its `Deadline`; a host never
 outlives its supervisor (it exits when the pipe closes, and is killed by the kernel when
 the supervisor dies, through PR_SET_PDEATHSIG), and no process a host started outlives the
 host's retirement or `close()` (unless it left the host's process group itself).
@@ -39,10 +39,11 @@ from typing import Any
 import multiprocess as mp
 from multiprocess.connection import wait
 
+from mu2py.budget import Deadline
 from mu2py.engine import runs
 from mu2py.engine.child import die_with_parent, limit_memory, receive, send, silence_output
 from mu2py.engine.confine import Confinement, kill_group, make_mirror, remove_mirror
-from mu2py.engine.engine import CUT, Engine, Verdict
+from mu2py.engine.engine import Engine, Verdict
 from mu2py.engine.oracle import KillReason
 from mu2py.engine.runs import RunResult, leave_if_forked
 from mu2py.errors import UserError
@@ -120,13 +121,13 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
         if kind == "add":
             engine.add(body)
             continue
-        batch, value, indices, timeout, differential, stop_at, original = body
+        batch, value, indices, timeout, differential, deadline, original = body
         # no need to clear the verdict slots: the supervisor reads only those before the mutant in flight
         progress[_BATCH] = batch
-        result = engine.judge(value, indices, timeout, differential=differential, stop_at=stop_at,
+        result = engine.judge(value, indices, timeout, differential=differential, deadline=deadline,
                               on_verdict=on_verdict, original=original)
         leave_if_forked(me)  # a child forked by the program never answers on the supervisor's pipe
-        rows = [(v.index, v.reason.value if v.reason else None, v.detail) for v in result]
+        rows = [(v.index, v.reason.value if v.reason else None, v.detail, v.cut) for v in result]
         # retired after the original: its result goes back, so the next host judges the batch without rerunning it
         again = engine.last_original if engine.retired is not None and not result else None
         try:
@@ -241,8 +242,8 @@ class HostRunner:
     # -- judging ----------------------------------------------------------------------
 
     def judge(self, value: Any, indices: Sequence[int], timeout: float, *, differential: bool = True,
-              stop_at: float | None = None, original: RunResult | None = None) -> list[Verdict]:
-        """Verdicts for `indices` on `value` (see the module docstring); fewer when `stop_at` passed.
+              deadline: Deadline = Deadline.never(), original: RunResult | None = None) -> list[Verdict]:
+        """Verdicts for `indices` on `value` (see the module docstring); fewer when `deadline` passed.
 
         With `original` (the original's result on `value`, run by the caller) the host judges against it
         and does not run the original itself, unless it cannot be pickled.
@@ -252,12 +253,12 @@ class HostRunner:
         self._original = original
         try:
             while remaining:
-                done, finished = self._judge_once(value, remaining[:self.capacity], timeout, differential, stop_at)
+                done, finished = self._judge_once(value, remaining[:self.capacity], timeout, differential, deadline)
                 if self._doubted is not None and done and done[-1].index == self._doubted:
                     # the host died or hung on a mutant after others had run in it: a fresh host judges it alone
                     self._doubted = None
                     self.rejudged += 1
-                    again, _ = self._judge_once(value, [done[-1].index], timeout, differential, stop_at)
+                    again, _ = self._judge_once(value, [done[-1].index], timeout, differential, deadline)
                     if again and not again[0].cut:
                         done[-1] = again[0]
                 self._doubted = None
@@ -265,17 +266,17 @@ class HostRunner:
                 if not finished:
                     break
                 remaining = remaining[len(done):]
-                if stop_at is not None and time.monotonic() > stop_at:
+                if deadline.expired():
                     break
         finally:
             self._original = None  # it belongs to this input only
         return out
 
     def _judge_once(self, value: Any, indices: list[int], timeout: float, differential: bool,
-                    stop_at: float | None) -> tuple[list[Verdict], bool]:
+                    deadline: Deadline) -> tuple[list[Verdict], bool]:
         """Judge one batch; on a crash or hang, the verdicts so far plus the lost mutant's, then restart.
 
-        Returns (verdicts, finished): finished is False when the host stopped at `stop_at`.  A host that
+        Returns (verdicts, finished): finished is False when the host stopped at `deadline`.  A host that
         reports itself retired (a run left a thread or process behind) is killed after its verdicts.
         """
         if self._process is None:
@@ -289,7 +290,7 @@ class HostRunner:
         progress[_PHASE] = 0
         progress[_POSITION] = -1
         try:
-            self._send_run((self._batch, value, indices, timeout, differential, stop_at))
+            self._send_run((self._batch, value, indices, timeout, differential, deadline))
         except (OSError, BrokenPipeError):
             return self._lost(indices, "crash", "the host was gone")
         except Exception as exc:  # noqa: BLE001 - an input the pipe cannot carry
@@ -307,7 +308,8 @@ class HostRunner:
                 if batch != self._batch:
                     continue
                 self.copies_built = built
-                verdicts = [Verdict(i, KillReason(r) if r else None, d) for i, r, d in rows]
+                verdicts = [Verdict.cut_short(i) if cut else Verdict(i, KillReason(r) if r else None, d)
+                            for i, r, d, cut in rows]
                 self._judged += len(verdicts)
                 if retired is not None:
                     self._kill()
@@ -318,8 +320,8 @@ class HostRunner:
                     elif not verdicts:
                         # the original left something behind and its result could not come back: skip the input
                         return [], False
-                    # the host stopped after a run that left something behind, not at `stop_at`: go on
-                    return verdicts, stop_at is None or time.monotonic() <= stop_at
+                    # the host stopped after a run that left something behind, not at `deadline`: go on
+                    return verdicts, not deadline.expired()
                 return verdicts, len(verdicts) == len(indices)
             if sentinel in ready:
                 self._process.join(1)
@@ -328,10 +330,11 @@ class HostRunner:
             how = "timeout"
             if phase == 1:
                 since = progress[_STARTED]
-                budget = timeout
-                if stop_at is not None and stop_at - since < timeout:
-                    # the host ran it on what was left of the batch (see Engine.judge): a hang past that is a cut
-                    budget, how = max(stop_at - since, 0.0), "cut"
+                # the host ran it on what was left of the batch (see Engine.judge): a hang past that is a cut
+                budget, cut = deadline.allot(timeout, since)
+                assert budget is not None
+                if cut:
+                    how = "cut"
                 limit = budget + max(GRACE, budget)
             elif phase == 2:
                 limit, since = self._build_timeout + 2 * GRACE + timeout, progress[_STARTED]
@@ -382,7 +385,7 @@ class HostRunner:
             code = self._verdicts[k]
             verdicts.append(Verdict(indices[k], _CODES[code] if code > 1 else None))
         if how == "cut":
-            verdicts.append(Verdict(indices[position], None, CUT))
+            verdicts.append(Verdict.cut_short(indices[position]))
             return verdicts, False
         reason = KillReason.TIMEOUT if how == "timeout" else KillReason.CRASH
         verdicts.append(Verdict(indices[position], reason, detail))

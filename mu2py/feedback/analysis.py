@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from mu2py.budget import Deadline
 from mu2py.engine.engine import Verdict
 from mu2py.engine.oracle import KillReason
 from mu2py.engine.runs import RunResult, Status, run
@@ -27,7 +28,7 @@ class Runner(Protocol):
     """Judges mutants on one input: `mu2py.engine.host.HostRunner` or `mu2py.engine.engine.LocalRunner`."""
 
     def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
-              stop_at: float | None = None, original: RunResult | None = None) -> list[Verdict]:
+              deadline: Deadline = Deadline.never(), original: RunResult | None = None) -> list[Verdict]:
         """One verdict per mutant judged, in order (against `original` when given: the runner skips its own run)."""
         ...
 
@@ -211,10 +212,10 @@ class Analysis:
         return self._runner
 
     def run_selected(self, sel: Selection, value: Any, original: RunResult, label: str,
-                     stop_at: float | None = None, share_original: bool = False) -> list[int]:
+                     deadline: Deadline = Deadline.never(), share_original: bool = False) -> list[int]:
         """Run the selected mutants on `value`; record and return the ones it kills.
 
-        With `stop_at` (a `time.monotonic()` value) the batch stops there: mutants not run
+        With a `deadline` the batch stops there: mutants not run
         are neither counted as executed nor judged.  With `share_original`, mutants are judged
         against `original` itself and the runner does not run the original again: the caller
         vouches that `original` is what a run from the post-import state gives (see
@@ -225,7 +226,7 @@ class Analysis:
         if not sel.run or original.status is Status.TIMEOUT:
             return []
         verdicts = self.runner.judge(value, sel.run, self.mutant_timeout(original), differential=self.differential,
-                                     stop_at=stop_at, original=original if share_original else None)
+                                     deadline=deadline, original=original if share_original else None)
         new: list[int] = []
         for verdict in verdicts:
             # a cut run counts as an execution all the same: least-executed-first then moves on to other mutants
@@ -246,11 +247,12 @@ class Analysis:
             self._runner.close()
             self._runner = None
 
-    def analyse(self, value: Any, label: str) -> tuple[RunResult, Selection, list[int]]:
-        """Evaluate one input: original run, selection, mutant runs; returns the newly killed mutants."""
+    def analyse(self, value: Any, label: str,
+                deadline: Deadline = Deadline.never()) -> tuple[RunResult, Selection, list[int]]:
+        """Evaluate one input: original run, selection, mutant runs (up to `deadline`); the newly killed mutants."""
         original, reached, infected = self.run_original(value)
         sel = self.select(reached, infected)
-        return original, sel, self.run_selected(sel, value, original, label)
+        return original, sel, self.run_selected(sel, value, original, label, deadline=deadline)
 
     def status(self, index: int) -> str:
         """killed, alive, or not_reached (its site was never executed by any input)."""

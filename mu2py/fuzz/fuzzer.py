@@ -21,6 +21,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from mu2py.budget import Budget, Deadline
 from mu2py.engine.oracle import KillReason
 from mu2py.engine.runs import RunResult, Status, run
 from mu2py.errors import UserError
@@ -44,6 +45,15 @@ from mu2py.target.modules import Target
 # favored inputs (those that killed mutants) get twice the energy of others
 ENERGY = Energy(favored=0.5)
 _TRIED = Decoded(value=None, choices=())  # _next_input's answer for an input tried already: nothing runs
+# what a --time budget keeps for its end beyond the estimated final judging and the measured cost of a checkpoint:
+# closing the mutant host, the command's own report
+FINAL_MARGIN = 0.5
+# the final judging's estimate (MutantRuns.judging_cost) is multiplied by this before it is reserved
+JUDGING_SAFETY = 1.25
+# at most this share of a --time budget is reserved for its end: past it, the final judging stops at the deadline
+MAX_RESERVE = 0.6
+# a timed campaign whose final judging left at least this many seconds of its budget goes on fuzzing (see `run`)
+MIN_ROUND = 1.0
 
 
 class Fuzzer:
@@ -57,7 +67,10 @@ class Fuzzer:
         source: InputSource | None = None,
         program: Program | None = None,
         on_progress: Callable[[Fuzzer], None] | None = None,
+        budget: Budget | None = None,
     ) -> None:
+        """`budget` (default: `config`'s trials and seconds, its clock started by `run`) is all the campaign may
+        take, the final judging and writing included; a caller passes one to charge its own set-up to it too."""
         assert target.driver is not None
         self.target = target
         self.config = config
@@ -96,8 +109,12 @@ class Fuzzer:
         self._favored: list[Entry] = []
         self._succeeded = False  # has any input run without an exception on the original (or the check warned)?
         self.folder = CampaignFolder(out)
-        self._start = 0.0
-        self._stop_at: float | None = None
+        self._given_budget = budget
+        self.budget = budget or Budget(config.trials, config.seconds)
+        # no trial's run outlasts it: under --time, the budget's end less what the end keeps (see `_reserve`)
+        self.deadline = Deadline.never()
+        self._checkpoint_cost = 0.0  # the longest checkpoint so far, in seconds: the final one must fit too
+        self._max_reserve = 0.0  # see `_reserve` (set by `run`)
 
     # -- running the original ---------------------------------------------------------
 
@@ -122,12 +139,24 @@ class Fuzzer:
             return True
         if self.config.trials is not None:
             return self.stats.trials >= self.config.trials // 2
-        return (time.perf_counter() - self._start) >= (self.config.seconds or 0) / 2
+        return self.budget.elapsed() >= (self.config.seconds or 0) / 2
 
     def _done(self) -> bool:
         if self.config.trials is not None and self.stats.trials >= self.config.trials:
             return True
-        return self.config.seconds is not None and time.perf_counter() - self._start >= self.config.seconds
+        return self.deadline.expired()
+
+    def elapsed(self) -> float:
+        """Seconds the campaign has spent of its budget (earlier runs of a resumed one included)."""
+        return self.budget.elapsed()
+
+    def _reserve(self) -> float:
+        """Seconds a timed campaign's end keeps for itself: the final judging of the saved inputs not yet judged
+        (estimated from measured times), the final checkpoint, and FINAL_MARGIN; at most MAX_RESERVE of what was
+        left of the budget when `run` began."""
+        pending = [e.name for e in self.corpus.entries if not e.judged] if self.config.judge else []
+        judging = self.mutant_runs.judging_cost(pending) * JUDGING_SAFETY
+        return min(judging + self._checkpoint_cost + FINAL_MARGIN, self._max_reserve)
 
     def _next_input(self) -> Decoded | None:
         """The next input: a seed or a havoc child, decoded; None if rejected, `_TRIED` if tried before."""
@@ -201,11 +230,9 @@ class Fuzzer:
             stats.duplicates += 1
             return None
         stats.valid += 1
-        # under --time the original's run ends with the budget: a slow input must not overrun the campaign by up
+        # under --time the original's run ends with the loop: a slow input must not overrun the campaign by up
         # to the original's timeout, and a run stopped by the budget, not by that timeout, is no hang found
-        timeout, capped = self.original_timeout, False
-        if self._stop_at is not None and self._stop_at - time.monotonic() < timeout:
-            timeout, capped = max(self._stop_at - time.monotonic(), 1e-3), True
+        timeout, capped = self.deadline.allot(self.original_timeout)
         original = self._run_original(decoded.value, timeout)
         tc = time.perf_counter()
         new_cov = self.coverage.collect()
@@ -224,8 +251,8 @@ class Fuzzer:
         complete = False
         if self.analysis is not None and self._mutation_phase():
             name = self.corpus.next_name()
-            killed, complete = self.mutant_runs.run(decoded.value, original, name, new_cov, t2, self._start,
-                                                    self._stop_at)
+            killed, complete = self.mutant_runs.run(decoded.value, original, name, new_cov, t2,
+                                                    self.budget.elapsed(), self.deadline)
         if not new_cov and not killed:
             return None
         t4 = time.perf_counter()
@@ -271,7 +298,7 @@ class Fuzzer:
     # -- outputs ----------------------------------------------------------------------
 
     def _plot_row(self) -> dict[str, Any]:
-        elapsed = time.perf_counter() - self._start
+        elapsed = self.budget.elapsed()
         self.stats.elapsed = elapsed
         return {
             "elapsed": round(elapsed, 3), "trials": self.stats.trials,
@@ -286,12 +313,14 @@ class Fuzzer:
 
     def checkpoint(self, final: bool = False) -> None:
         """Write every output file from the current state (consistent at any moment; `final`: the last one)."""
+        started = time.perf_counter()
         if self.analysis is not None:
             self.stats.likely_equivalent = likely_equivalent(self.analysis.executions, self.analysis.kills)
         self.folder.add_plot_row(self._plot_row())
         self.folder.write_mutants(self.analysis, final)
         config = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self.config).items() if k != "initial"}
         self.folder.write_state(config, asdict(self.stats))
+        self._checkpoint_cost = max(self._checkpoint_cost, time.perf_counter() - started)
 
     # -- resume -----------------------------------------------------------------------
 
@@ -323,7 +352,10 @@ class Fuzzer:
             self.coverage.collect()
             if self.analysis is not None:
                 # the sites it reached (for the report) and the mutants it infects (see MutantRuns.run)
-                self.mutant_runs.corpus_infected |= self.analysis.run_original(decoded.value)[2]
+                infected = self.analysis.run_original(decoded.value)[2]
+                self.mutant_runs.corpus_infected |= infected
+                if not entry.judged:  # what judging it at the end will cost (see MutantRuns.judging_cost)
+                    self.mutant_runs.infected_of[entry.name] = infected
                 for mutant_id, reason in entry.kills.items():
                     index = self.analysis.program.index.get(mutant_id)
                     if index is not None:
@@ -336,15 +368,17 @@ class Fuzzer:
             self.rng = random.Random(f"{self.config.seed}:{self.stats.trials}")
         return len(self.corpus)
 
-    def finish_judging(self) -> int:
-        """Run every saved input not yet judged through the mutants it can kill, as `mutate` would; returns
-        how many inputs that took.
+    def finish_judging(self, deadline: Deadline = Deadline.never()) -> int:
+        """Run every saved input not yet judged through the mutants it can kill, as `mutate` would, until
+        `deadline`; returns how many inputs were judged.
 
         Under a time budget the mutants of an input may be cut short (its batch's share), left out
         (a filter, the rotation of import-time mutants) or not run at all (an input that added coverage
         while mutants were not in their phase): after this pass the report equals what `mutate`
         gives on the corpus, kills and reached sites alike.  It runs after the budget, as coverage
-        guidance's judging of its corpus does; each judged input is marked in the index.
+        guidance's judging of its corpus does; each judged input is marked in the index.  Under --time, `run`
+        keeps the time it is expected to take (see `_reserve`); should it take longer, the inputs the
+        deadline left unjudged stay so in the index, and a warning says so.
         """
         analysis = self.analysis
         if analysis is None:
@@ -352,45 +386,72 @@ class Fuzzer:
         pending = [e for e in self.corpus.entries if not e.judged]
         # every mutant, as `mutate` runs them: no filter, no rotation of import-time mutants
         analysis.filter, analysis.static_per_input = None, None
+        judged = 0
         for k, entry in enumerate(pending):
+            if deadline.expired():
+                break
             self.judging = (k, len(pending))
             if self.on_progress:  # a slow input's mutants can take minutes: the user sees where the judging is
                 self.on_progress(self)
-            killed = analysis.analyse(entry.value, entry.name)[2]
-            entry.judged = True
+            runs_before = analysis.mutant_runs
+            _, sel, killed = analysis.analyse(entry.value, entry.name, deadline)
+            # judged unless the deadline stopped its batch short (a batch the host ended otherwise is as `mutate`'s)
+            entry.judged = analysis.mutant_runs - runs_before == len(sel.run) or not deadline.expired()
+            judged += entry.judged
             if killed:
                 self._record_kills(entry, killed)
             self.stats.mutant_runs = analysis.mutant_runs
         self.judging = None
+        if judged < len(pending):
+            self.warnings.append(f"the --time budget ended before {len(pending) - judged} of the {len(pending)} "
+                                 "saved inputs left to judge were judged: the kills reported are a lower bound, "
+                                 "and `mu2py mutate` on the corpus gives its score")
         if pending:
             self.corpus.write_index()
-        return len(pending)
+        return judged
 
     def run(self) -> FuzzResult:
-        """Run until the budget is spent (or Ctrl-C); outputs are consistent either way."""
-        self._start = time.perf_counter() - (self.stats.elapsed or 0.0)
-        # a batch of mutant runs stops at the end of a --time budget, not after it
-        self._stop_at = (time.monotonic() + self.config.seconds - (self.stats.elapsed or 0.0)
-                         if self.config.seconds is not None else None)
+        """Run until the budget is spent (or Ctrl-C); outputs are consistent either way.
+
+        Under --time the whole run fits in the budget: the loop ends early enough for the final judging and
+        the last checkpoint (see `_reserve`, re-estimated at every checkpoint), and no run outlasts its deadline.
+        The estimate errs on the long side: what the judging left of the budget goes to another round of
+        trials and judging, while at least MIN_ROUND seconds are left.
+        """
+        # a resumed campaign gets what is left of its budget
+        self.budget = (self._given_budget or Budget(self.config.trials, self.config.seconds)).resumed(
+            self.stats.elapsed or 0.0)
+        self.stats.elapsed = self.budget.elapsed()
+        self._max_reserve = MAX_RESERVE * min(self.budget.remaining(), self.config.seconds or 0.0)
+        self.deadline = self.budget.deadline().sooner_by(self._reserve())
         last = time.perf_counter()
         self.mutant_runs.restart()
         # a Ctrl-C swallowed on its way (by a gc callback, say) still stops the loop at the next trial
         with NoteInterrupts() as interrupts:
             try:
-                while not self._done():
-                    self.trial()
-                    if interrupts.seen:  # an attribute read: this runs on every trial
-                        raise KeyboardInterrupt
-                    now = time.perf_counter()
-                    if now - last >= self.config.plot_every:
-                        last = now
-                        self.mutant_runs.update_share(now - self._start)
-                        self.checkpoint()
-                        if self.on_progress:
-                            self.on_progress(self)
-                        self.stats.seconds_status += time.perf_counter() - now
-                if self.config.judge:
-                    self.finish_judging()
+                while True:
+                    while not self._done():
+                        self.trial()
+                        if interrupts.seen:  # an attribute read: this runs on every trial
+                            raise KeyboardInterrupt
+                        now = time.perf_counter()
+                        if now - last >= self.config.plot_every:
+                            last = now
+                            self.mutant_runs.update_share(self.budget.elapsed())
+                            self.checkpoint()
+                            self.deadline = self.budget.deadline().sooner_by(self._reserve())
+                            if self.on_progress:
+                                self.on_progress(self)
+                            self.stats.seconds_status += time.perf_counter() - now
+                    if self.config.judge:
+                        # what is left of the budget, less what the last checkpoint and the command's end take
+                        self.finish_judging(self.budget.deadline().sooner_by(self._checkpoint_cost + FINAL_MARGIN))
+                    # the judging took less than was kept for it: the time left goes to another round of trials
+                    # (whose new inputs are judged in their turn), unless too little is left to be worth it
+                    self.deadline = self.budget.deadline().sooner_by(self._reserve())
+                    if (self.config.trials is not None and self.stats.trials >= self.config.trials) \
+                            or self.deadline.remaining() < MIN_ROUND:
+                        break
             finally:
                 self.checkpoint(final=True)
                 if self.analysis is not None:

@@ -8,8 +8,10 @@ them (`mu2py.feedback.share` measures the yields that set it).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
+from mu2py.budget import Deadline
 from mu2py.engine.runs import RunResult, Status
 from mu2py.feedback.analysis import Analysis
 from mu2py.feedback.backoff import Backoff
@@ -19,6 +21,14 @@ from mu2py.feedback.share import MutantShare
 from mu2py.fuzz.config import ORIGINAL_TIMEOUT, FuzzConfig, Stats
 from mu2py.mutants.catalog import Program
 from mu2py.target.modules import Target
+
+# the mean time of a mutant run is taken as measured once this many ran (before: UNMEASURED_MUTANT_SECONDS)
+MEASURED_RUNS = 20
+UNMEASURED_MUTANT_SECONDS = 0.01
+# what judging one input at the end costs besides its runs (a batch sent to the host and its verdicts back), and
+# judging at all (the mutant host started, when no mutant ran yet: a tenth of a second forked)
+JUDGE_INPUT_SECONDS = 0.005
+JUDGING_START = 0.25
 
 
 class MutantRuns:
@@ -39,6 +49,9 @@ class MutantRuns:
         # timed, the probed original watches only the sites of mutants neither killed nor infected by a saved
         # input: no other is ever selected (see `run`), and a probe where none is open only slows every run
         self.focus = FocusedProbe(analysis.program) if analysis is not None and self.timed() else None
+        # timed: the mutants each saved input infected when it was saved, by name (what judging it at the end
+        # will run, but for those killed since: see `judging_cost`)
+        self.infected_of: dict[str, set[int]] = {}
         if analysis is not None:
             stats.share = round(self.current_share(), 3)
 
@@ -56,10 +69,11 @@ class MutantRuns:
         """The share of time mutant runs on coverage-neutral inputs may take: fixed, or measured (feedback.share)."""
         return self.share.share if self.config.mutant_share is None else self.config.mutant_share
 
-    def run(self, value: Any, original: RunResult, name: str, new_cov: int, now: float, start: float,
-            stop_at: float | None) -> tuple[list[int], bool]:
+    def run(self, value: Any, original: RunResult, name: str, new_cov: int, now: float, elapsed: float,
+            deadline: Deadline) -> tuple[list[int], bool]:
         """Run `value`'s mutants (mutation guidance); (the mutants killed, whether every mutant selected for
-        it ran: the final pass, `finish_judging`, runs the others).
+        it ran: the final pass, `finish_judging`, runs the others).  `now` is the trial's `perf_counter()`
+        reading (for the phase timings), `elapsed` the campaign's budget spent then, and no run outlasts `deadline`.
 
         Under a trial budget every input runs every mutant Algorithm 4 selects (reproducible).  Under a
         time budget the corpus is judged at the end, as coverage guidance's is, and the campaign spends
@@ -75,7 +89,7 @@ class MutantRuns:
         timed = self.timed()
         if original.status is Status.TIMEOUT:
             return [], False  # it kills no mutant (see Analysis.run_selected); the final judging probes it once
-        if timed and not new_cov and stats.seconds_analysis > self.current_share() * (now - start):
+        if timed and not new_cov and stats.seconds_analysis > self.current_share() * elapsed:
             return [], False
         stats.analysed += 1
         _, reached, infected = analysis.run_original(value, self.focus)
@@ -96,9 +110,8 @@ class MutantRuns:
                 stats.backed_off += len(fresh) - len(sel.run)  # a counter like the others: it carries on past a resume
                 # a batch may not take exploration's time either (thousands of mutants reached at once): it
                 # stops at its share of the time, at least a second; the least executed go first
-                allowed = self.current_share() * (tp - start) - stats.seconds_analysis
-                batch_end = time.monotonic() + max(1.0, allowed)
-                stop_at = batch_end if stop_at is None else min(stop_at, batch_end)
+                allowed = self.current_share() * (elapsed + tp - now) - stats.seconds_analysis
+                deadline = deadline.earlier(Deadline.after(max(1.0, allowed)))
                 sel.run = least_executed_first(sel.run, executions)
             stats.run_this_input = len(sel.run)
             t3 = time.perf_counter()
@@ -109,7 +122,7 @@ class MutantRuns:
             # post-import state, containers reset, as a host's would) instead of running it again.  Not when it
             # raised or hung (a host's run nearer the stack's base, under a memory limit, might not fail the same
             # way), nor under a trial budget, whose verdicts stay those of the host's own original run
-            killed = analysis.run_selected(sel, value, original, name, stop_at=stop_at,
+            killed = analysis.run_selected(sel, value, original, name, deadline=deadline,
                                            share_original=timed and original.status is Status.OK)
             if firsts:
                 self._first_runs += sum(1 for i in firsts if executions[i])
@@ -124,6 +137,8 @@ class MutantRuns:
             # the input is saved: the mutants it infects are the corpus's to kill from now on
             novel = len(infected - self.corpus_infected)
             self.corpus_infected |= infected
+            if timed:
+                self.infected_of[name] = infected
         spent = time.perf_counter() - now
         stats.seconds_analysis += spent
         if new_cov:
@@ -135,6 +150,30 @@ class MutantRuns:
             stats.seconds_neutral += spent
             self.share.mutants.kills += len(killed)
         return killed, complete
+
+    def judging_cost(self, pending: Sequence[str]) -> float:
+        """Seconds that judging the saved inputs named `pending` at the end (`Fuzzer.finish_judging`) is expected to
+        take, from this campaign's own measured times: per input, a probed and a plain run of the original; per
+        mutant it infected when saved and nobody has killed since, and per import-time mutant alive, one mutant run;
+        and JUDGING_START once.
+
+        An input saved before its mutants could run (no probe yet) counts as the mean of the others."""
+        analysis, stats = self.analysis, self.stats
+        if analysis is None or not pending:
+            return 0.0
+        runs = stats.mutant_runs + stats.cut_runs
+        per_mutant = stats.seconds_mutants / runs if runs >= MEASURED_RUNS else UNMEASURED_MUTANT_SECONDS
+        per_input = (JUDGE_INPUT_SECONDS + stats.seconds_probed / max(stats.analysed, 1)
+                     + stats.seconds_original / max(stats.valid, 1))
+        kills = analysis.kills
+        static = sum(1 for i in analysis.program.static if i not in kills)
+        counts = [sum(1 for i in infected if i not in kills)
+                  for infected in (self.infected_of.get(name) for name in pending) if infected is not None]
+        known = sum(counts)
+        unknown = len(pending) - len(counts)
+        if unknown:
+            known += unknown * (known / len(counts) if counts else len(analysis.program.mutants) - len(kills))
+        return JUDGING_START + len(pending) * (per_input + static * per_mutant) + known * per_mutant
 
     def update_share(self, elapsed: float) -> None:
         """Charge the seconds since the last call to exploration or to mutation analysis of coverage-neutral

@@ -109,16 +109,17 @@ def test_a_mutant_outlasting_its_batch_is_cut_not_killed(slow_pkg, isolation, dr
     was left of the batch, with no verdict: a timeout there is not a kill, and the batch ends on time."""
     import time
 
-    from mu2py.engine.engine import LocalRunner
+    from mu2py.budget import Deadline
+    from mu2py.engine.engine import LocalRunner, Outcome
 
     program = Program(resolve_target(f"slow_pkg.drivers:{driver}"))
     slow = next(i for i, m in enumerate(program.mutants) if m.mutated == mutated and m.scope == driver)
     runner = make_runner(program) if isolation == "host" else LocalRunner(program)
     try:
         started = time.monotonic()
-        verdicts = runner.judge(value, [slow, 0], 30.0, stop_at=started + 0.5)
+        verdicts = runner.judge(value, [slow, 0], 30.0, deadline=Deadline(started + 0.5))
         took = time.monotonic() - started
     finally:
         runner.close()
-    assert [(v.index, v.cut, v.reason) for v in verdicts] == [(slow, True, None)]
+    assert [(v.index, v.cut, v.reason, v.outcome) for v in verdicts] == [(slow, True, None, Outcome.CUT)]
     assert took < 0.5 + 2.0  # what was left of the batch, plus the watchdog's grace

@@ -5,6 +5,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mu2py.budget import Budget, now
 from mu2py.feedback.backoff import FREE, Backoff, likely_equivalent
 from mu2py.fuzz.config import FuzzConfig
 from mu2py.fuzz.fuzzer import Fuzzer
@@ -27,10 +28,15 @@ def test_a_mutant_run_many_times_still_runs_now_and_then():
     assert 50 < kept < 150  # kept with probability FREE / 800: about 100 times in 10 000
 
 
+def _spent() -> Budget:
+    """A one-hour budget of which 3000 s are gone: mutation analysis has used none of its share."""
+    return Budget(seconds=3600, started=now() - 3000)
+
+
 def _timed_trials(fuzzer: Fuzzer, n: int) -> Fuzzer:
-    """`n` trials of a --time campaign, whatever the machine's load: trials run outside `run()` find the share
-    of time unspent, so every coverage-neutral input has its mutants selected (and thinned); then the corpus is
-    judged, as `run()` ends."""
+    """`n` trials of a --time campaign, whatever the machine's load: trials run outside `run()`, on a budget
+    started long ago (`_spent`), find the share of time unspent, so every coverage-neutral input has its mutants
+    selected (and thinned); then the corpus is judged, as `run()` ends."""
     for _ in range(n):
         fuzzer.trial()
     fuzzer.finish_judging()  # as run() ends
@@ -41,7 +47,7 @@ def _timed_trials(fuzzer: Fuzzer, n: int) -> Fuzzer:
 def test_a_timed_campaign_backs_off_from_the_equivalent_mutants_it_keeps_reaching():
     """Insertion sort's surviving mutants are equivalent: infected by many inputs, they run ever more rarely."""
     fuzzer = _timed_trials(Fuzzer(resolve_target("targets.insertion_sort.driver:sort"),
-                                  FuzzConfig(seconds=3600, seed=1)), 3000)
+                                  FuzzConfig(seconds=3600, seed=1), budget=_spent()), 3000)
     fuzzer.analysis.close()
     stats, analysis = fuzzer.stats, fuzzer.analysis
     assert stats.likely_equivalent == likely_equivalent(analysis.executions, analysis.kills) >= 1
@@ -52,7 +58,7 @@ def test_a_timed_campaign_backs_off_from_the_equivalent_mutants_it_keeps_reachin
 
 def test_the_backed_off_count_carries_on_past_a_resume(tmp_path, monkeypatch):
     target, out = resolve_target("targets.insertion_sort.driver:sort"), tmp_path / "run"
-    first = _timed_trials(Fuzzer(target, FuzzConfig(seconds=3600, seed=1, out=out)), 2000)
+    first = _timed_trials(Fuzzer(target, FuzzConfig(seconds=3600, seed=1, out=out), budget=_spent()), 2000)
     first.analysis.close()
     first._lock.release()  # what run() does on its way out
     before = json.loads((out / "state.json").read_text())["stats"]["backed_off"]
@@ -66,7 +72,7 @@ def test_the_backed_off_count_carries_on_past_a_resume(tmp_path, monkeypatch):
         return kept
 
     monkeypatch.setattr(Backoff, "thin", counting)
-    fuzzer = Fuzzer(target, FuzzConfig(seconds=3600, seed=1, out=out))
+    fuzzer = Fuzzer(target, FuzzConfig(seconds=3600, seed=1, out=out), budget=_spent())
     fuzzer.resume()
     _timed_trials(fuzzer, 2000)
     fuzzer.analysis.close()

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from mu2py.budget import Deadline
 from mu2py.errors import UserError
 from mu2py.fuzz.config import FuzzConfig
 from mu2py.fuzz.fuzzer import Fuzzer
@@ -165,7 +166,7 @@ def test_a_timed_campaign_report_equals_mutate_on_its_corpus(tmp_path):
     import sys
 
     spec, out = "targets.json_decoder.driver:parse", tmp_path / "run"
-    fuzz = subprocess.run([sys.executable, "-m", "mu2py", "fuzz", spec, "--time", "3s", "--seed", "1", "--out",
+    fuzz = subprocess.run([sys.executable, "-m", "mu2py", "fuzz", spec, "--time", "8s", "--seed", "1", "--out",
                            str(out), "--quiet"], capture_output=True, text=True, timeout=300)
     assert fuzz.returncode in (0, 3), fuzz.stderr
     report = json.loads((out / "mutants.json").read_text())
@@ -210,14 +211,11 @@ def ipaddress_ok(text: str) -> bool:
 
 def test_the_final_judging_reports_its_progress(json_target, tmp_path):
     """Judging a timed campaign's corpus can take minutes: each input's start is a progress event, shown as a line."""
-    import time
-
     from mu2py.cli.fuzz import _progress_line
 
     seen: list[tuple[int, int] | None] = []
     fuzzer = Fuzzer(json_target, FuzzConfig(seconds=3600, seed=2, out=tmp_path / "o"),
                     on_progress=lambda f: seen.append(f.judging))
-    fuzzer._start = time.perf_counter()
     try:
         for _ in range(150):
             fuzzer.trial()
@@ -242,12 +240,31 @@ def test_the_budgets_end_stops_the_originals_run_and_records_no_hang(driver_pack
     ))
     fuzzer = Fuzzer(resolve_target(f"{name}:spin"), FuzzConfig(seconds=3600, seed=1, guidance="coverage",
                                                                 out=tmp_path / "o"))
-    fuzzer._start = time.perf_counter()
-    fuzzer._stop_at = time.monotonic() + 0.3  # the budget's end, as run() sets it
+    fuzzer.deadline = Deadline.after(0.3)  # the loop's end, as run() sets it
     try:
         started = time.monotonic()
         assert fuzzer.trial() is None
         assert time.monotonic() - started < 0.3 + 2.0  # not the original's 10 s timeout
         assert fuzzer.stats.failures == 0 and not fuzzer.failures
     finally:
+        fuzzer._lock.release()
+
+
+def test_a_judging_the_budget_cannot_hold_is_left_to_mutate_and_said(json_target, tmp_path):
+    """The final judging stops at its deadline: the inputs it did not judge stay unjudged in the index, and a
+    warning says that `mutate` gives the corpus's score; what it would have cost is estimated beforehand."""
+    from mu2py.budget import now
+
+    fuzzer = Fuzzer(json_target, FuzzConfig(seconds=3600, seed=2, out=tmp_path / "o"))
+    try:
+        for _ in range(150):
+            fuzzer.trial()
+        pending = [e for e in fuzzer.corpus.entries if not e.judged]
+        assert pending and fuzzer.mutant_runs.judging_cost([e.name for e in pending]) > 0
+        assert fuzzer.mutant_runs.judging_cost([]) == 0
+        assert fuzzer.finish_judging(Deadline(now() - 1.0)) == 0
+        assert not any(e.judged for e in pending)
+        assert "saved inputs left to judge were judged" in fuzzer.warnings[-1]
+    finally:
+        fuzzer.analysis.close()
         fuzzer._lock.release()
