@@ -129,19 +129,24 @@ class Grammar:
     def needs_space(self, left: str, right: str) -> bool:
         """True when `left` + `right` might lex differently from the two tokens `left`, `right`.
 
-        Conservative: some terminal's regex, matched where `left` starts, reaches into `right`.
+        Conservative: some terminal's regex, matched where `left` starts, reaches into `right`, or none
+        ends exactly where `left` does once `right` follows (a lookahead in the left token's pattern:
+        lark's Python `STRING` refuses to match an empty string that two more quotes follow, so an empty
+        string then `"a"`, joined, would lex as the start of a triple-quoted one).
         """
         key = (left, right)
         hit = self._space_cache.get(key)
         if hit is None:
             joined = left + right
             cut = len(left)
-            hit = False
+            hit, ends_at_cut = False, False
             for rx in self.lex_regexes:
                 m = rx.match(joined)
                 if m is not None and m.end() > cut:
                     hit = True
                     break
+                ends_at_cut = ends_at_cut or (m is not None and m.end() == cut)
+            hit = hit or not ends_at_cut
             if len(self._space_cache) > 200_000:  # keep memory bounded on long campaigns
                 self._space_cache.clear()
             self._space_cache[key] = hit

@@ -141,6 +141,22 @@ def test_needs_space_between_word_tokens_only():
     assert g.needs_space("<", "=")  # "<" "=" would lex as "<="
 
 
+def test_a_lookahead_in_the_left_token_keeps_a_space(tmp_path):
+    # lark's Python STRING holds a (?!"") lookahead: an empty string then "a", joined, opens a triple-quoted one
+    path = tmp_path / "strs.lark"
+    path.write_text('start: STR STR\nSTR: /"(?!"")[a-z]?"/\n%ignore " "\n')
+    g = load_grammar(path)
+    assert g.needs_space('""', '"a"')
+    assert not g.needs_space('"a"', '"b"')
+    parser = g.parser()
+    gen = BoundedGenerator(g, Bounds(2, 2, 2))
+    rng = random.Random(3)
+    texts = [gen.generate(rng).text for _ in range(200)]
+    assert any(t.startswith('"" ') for t in texts)  # the case that joined into one bad token
+    for text in texts:
+        parser.parse(text)
+
+
 def test_bad_terminal_regex_empty_grammar_and_directory(tmp_path):
     bad = tmp_path / "re.lark"
     bad.write_text("start: A\nA: /[/\n")
