@@ -84,6 +84,7 @@ def run_run(args: argparse.Namespace) -> int:
     """Run the lattice and print per-node statistics, the final corpus and any failures; returns the exit status."""
     from bonsai.lattice import run_lattice
     from mu2py.cli.argtypes import parse_duration
+    from mu2py.engine.workers import WorkerError
     from mu2py.errors import UserError
 
     targets = _targets(args.targets)
@@ -96,13 +97,20 @@ def run_run(args: argparse.Namespace) -> int:
 
             cluster = DaskExecutor(args.cluster)
             say(f"Dask dashboard: {cluster.dashboard}")
+        # a cluster's workers read the grammar by the path the client gives (their working directory is theirs)
+        grammar = str(Path(args.grammar).resolve()) if cluster is not None else args.grammar
         summary = run_lattice(
-            args.grammar, args.target, args.bounds, trials=args.node_trials, seconds=seconds, seed=args.seed,
+            grammar, args.target, args.bounds, trials=args.node_trials, seconds=seconds, seed=args.seed,
             out=out, workers=args.workers, start=args.start, guidance=args.guidance, progress=say,
             cluster=cluster, targets=targets, warn=lambda line: say(f"bonsai: warning: {line}"),
         )
     except (UserError, GrammarLoadError) as exc:
         raise CliError(str(exc)) from None
+    except WorkerError as exc:
+        if cluster is None:
+            raise
+        # a node raised on a Dask worker (a module in this directory the worker cannot import): one line, now
+        raise CliError(f"{exc}; a worker needs the target importable and the grammar readable") from None
     except KeyboardInterrupt:
         say(f"bonsai: interrupted; finished nodes are kept in {out}/nodes: the same command resumes")
         return EXIT_INTERRUPTED

@@ -2,8 +2,10 @@
 
 `--cluster tcp://HOST:8786` joins a running scheduler; `--cluster local:N` starts a
 `LocalCluster` of N single-threaded worker processes on loopback.  Units and results
-travel as data (pickled by Dask); a worker needs only the installed packages.  A unit whose
-worker dies is resubmitted by Dask itself (`retries`), and each index is yielded once.
+travel as data (pickled by Dask); a worker needs the installed packages, and reads files by the
+paths the client resolved.  A unit whose worker dies is resubmitted by Dask itself (`retries`),
+and each index is yielded once; a unit that raises fails the whole map at once, with the
+exception's line (`WorkerError`): it would raise again on every retry.
 Dask is optional: without it, `--cluster` says how to install it.
 """
 
@@ -11,9 +13,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from mu2py.engine.workers import InProcess, Lost, Processes, executor
+from mu2py.engine.workers import InProcess, Lost, Processes, WorkerError, executor
 from mu2py.errors import UserError
 
 INSTALL_HINT = "--cluster needs Dask: pip install 'mu2py[dask]' (or pip install 'dask[distributed]')"
@@ -35,10 +38,27 @@ def in_local_process(payload: tuple[Callable[[Any], Any], Any]) -> Any:
     with _LOCAL_LOCK:  # one child per worker process: tasks of a multi-threaded worker take turns
         if _LOCAL is None:
             _LOCAL = Processes(1, retries=0)
-        [(_, result)] = list(_LOCAL.map_unordered(fn, [unit]))
+        try:
+            [(_, result)] = list(_LOCAL.map_unordered(fn, [unit]))
+        except WorkerError as exc:
+            # the unit raised (a grammar or a module this worker cannot find): the same on every retry, so the
+            # client hears of it now, as a result, instead of after Dask's retries or never
+            return Raised(str(exc))
     if isinstance(result, Lost):
         raise RuntimeError(f"unit lost in a worker's child process: {result.reason}")
     return result
+
+
+@dataclass(frozen=True)
+class Raised:
+    """What a unit that raised on a worker sends back: the worker's traceback."""
+
+    traceback: str
+
+    def line(self) -> str:
+        """The exception's last line (`FileNotFoundError: ... 'grammars/expr.lark'`)."""
+        lines = [line for line in self.traceback.strip().splitlines() if line.strip()]
+        return lines[-1].strip() if lines else "a unit raised on a Dask worker"
 
 
 class DaskExecutor:
@@ -100,7 +120,12 @@ class DaskExecutor:
             if index in done:
                 continue
             done.add(index)
-            yield index, future.result()
+            result = future.result()
+            if isinstance(result, Raised):
+                for other in futures:  # the rest would fail alike: not worth the cluster's time
+                    other.cancel()
+                raise WorkerError(f"on a Dask worker: {result.line()}")
+            yield index, result
             if on_wait is not None:
                 on_wait()
 

@@ -222,6 +222,8 @@ class Processes:
                         yield index, payload
                         continue
                     if kind == "error":
+                        # the worker serves on: free it, or a later map on this pool would wait for it forever
+                        worker.unit = None
                         raise WorkerError(f"unit {index} raised in a worker:\n{payload}")
                     lost_reason = f"worker died (exit code {worker.process.exitcode})"
                 elif worker.process.sentinel in ready:
