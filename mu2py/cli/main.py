@@ -1,4 +1,4 @@
-"""The `mu2py` command line: mutants, mutate, fuzz, repro."""
+"""The `mu2py` command line: mutants, mutate, fuzz, repro; the other commands register from their modules."""
 
 from __future__ import annotations
 
@@ -174,9 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
     from mu2py.cli.kill import add_kill_command
     from mu2py.cli.props import add_props_command
     from mu2py.cli.score import add_score_command
+    from mu2py.cli.show import add_show_commands
 
     add_commands(sub, _evaluation_args, _prefixes)
     add_score_command(sub)
+    add_show_commands(sub)
     add_corpus_command(sub)
     add_props_command(sub)
     add_kill_command(sub)

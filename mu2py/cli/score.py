@@ -102,6 +102,10 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     for entry in result["mutants"]:
         if entry["status"] == "survived":
             entry["diff"] = _diff(state.program, entry["id"])
+    if cache is not None:
+        from mu2py.score.show import keep_last
+
+        keep_last(result, cache)  # what `show` and `apply` read
     return _present(result, args, root, console)
 
 

@@ -263,9 +263,12 @@ def report(state: ScoreRun) -> dict[str, Any]:
     catalog: dict[str, int] = {}  # per file: the mutants a complete run scores (out of this run's scope included)
     skipped = unimportable = 0
     reached: dict[int, int] = {}
+    infected: dict[int, int] = {}  # per mutant index: the tests whose values it changes (`show` says why it survived)
     for test in state.tests:
         for site in test["reached"]:
             reached[site] = reached.get(site, 0) + 1
+        for mutant in test.get("infected", ()):
+            infected[mutant] = infected.get(mutant, 0) + 1
     for index, m in enumerate(state.program.mutants):
         verdict = state.verdicts.get(index, {"status": "survived", "killed_by": None, "tests_run": 0})
         if verdict["status"] == "skipped":  # --import-time skip, or a module no test can import: not scored
@@ -281,7 +284,7 @@ def report(state: ScoreRun) -> dict[str, Any]:
                      tests_run=verdict.get("tests_run", 0), pruned=verdict.get("pruned"),
                      cached=bool(verdict.get("cached")), mode=verdict.get("mode"),
                      isolated_because=verdict.get("isolated_because"), seconds=verdict.get("seconds"),
-                     reached_by=reached.get(m.site, 0))
+                     reached_by=reached.get(m.site, 0), infected_by=infected.get(index, 0))
         entries.append(entry)
         catalog[m.file] = catalog.get(m.file, 0) + 1
     _mark(state, entries)
