@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import sys
 from pathlib import Path
@@ -18,14 +17,6 @@ from mu2py.cli.progress import Throttle, below_fail_under
 from mu2py.errors import UserError
 from mu2py.score.scope import shard_arg
 from mu2py.target.project import load_config, modules_to_mutate
-
-
-def _diff(program: Any, mutant_id: str) -> str:
-    m = program.mutants[program.index[mutant_id]]
-    original = program.module_of(mutant_id).source
-    mutated = program.mutant_source(mutant_id)
-    lines = difflib.unified_diff(original.splitlines(), mutated.splitlines(), m.file, m.file, n=1, lineterm="")
-    return "\n".join(lines)
 
 
 def _rel(file: str, root: Path) -> str:
@@ -51,6 +42,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     from rich.live import Live
 
     from mu2py.score.config import ScoreConfig
+    from mu2py.score.diffs import add_diffs
     from mu2py.score.reports import report
     from mu2py.score.scope import Scope
     from mu2py.score.scoring import score
@@ -99,9 +91,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         state = score(spec, score_config, plain)
     result = report(state)
     result["root"] = str(root)  # so that score-merge can move the paths to its own checkout
-    for entry in result["mutants"]:
-        if entry["status"] == "survived":
-            entry["diff"] = _diff(state.program, entry["id"])
+    add_diffs(result, state.program, root)  # every mutant's: 0.2 s for 3,000 (see `diffs`)
     if cache is not None:
         from mu2py.score.show import keep_last
 

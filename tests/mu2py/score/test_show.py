@@ -65,6 +65,13 @@ def test_show_a_killed_mutant(scored) -> None:
     assert shown["diff"] == "\n".join(lines[3:])  # the text output holds the same diff
 
 
+def test_every_mutant_of_the_report_has_its_diff(scored) -> None:
+    _, report = scored
+    for entry in report["mutants"]:
+        assert entry["diff"].startswith("--- a/sample_pkg/core.py\n+++ b/sample_pkg/core.py\n@@ -"), entry["id"]
+    assert {e["status"] for e in report["mutants"]} == {"killed", "timeout", "survived", "no_coverage"}
+
+
 def test_show_says_why_survivors_survived(scored) -> None:
     root, _ = scored
     survivor = _show(root, SURVIVOR)
