@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mu2py.errors import UserError
+from mu2py.score.cache import make_folder
 from mu2py.score.diffs import unified
 from mu2py.score.reports import load_report, relative
 from mu2py.store.atomic import write_atomic, write_json
@@ -32,6 +33,7 @@ def last_report_path(cache: Path) -> Path:
 
 def keep_last(result: dict[str, Any], cache: Path) -> None:
     """Keep `result` (a score report) beside the verdict cache, atomically: what `show` and `apply` read."""
+    make_folder(cache.parent)
     write_json(last_report_path(cache), result)
 
 

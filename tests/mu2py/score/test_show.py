@@ -105,6 +105,13 @@ def test_show_unknown_id_and_no_result(scored, tmp_path: Path, capsys: pytest.Ca
     assert "--report FILE" in capsys.readouterr().err
 
 
+def test_the_cache_folder_stays_out_of_git_status(scored) -> None:
+    root, _ = scored
+    assert (root / ".mu2py-cache" / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (root / ".mu2py-cache" / "last-report.json").is_file()
+    assert git(root, "status", "--porcelain") == ""
+
+
 def test_apply_refuses_a_dirty_file_unless_forced(scored, capsys: pytest.CaptureFixture[str]) -> None:
     root, _ = scored
     core = root / "sample_pkg" / "core.py"
