@@ -60,10 +60,25 @@ def find(report: dict[str, Any], mutant_id: str, where: str) -> dict[str, Any]:
     by_id = {m["id"]: m for m in report["mutants"]}
     if mutant_id in by_id:
         return by_id[mutant_id]
-    # ids start with module:line: one given without its column or operator names a few mutants
-    near = [i for i in by_id if i.startswith(mutant_id)][:5] or difflib.get_close_matches(mutant_id, by_id, 5, 0.6)
+    # ids are module:line:column:operator: a module:line names the mutants of that line, else of the nearest
+    # lines; a whole id, those spelled most alike (a typo), else those of the nearest lines
+    near = [i for i in by_id if i.startswith(mutant_id)][:5]
+    if not near and mutant_id.count(":") < 2:
+        near = _nearest_lines(by_id, mutant_id)
+    near = near or difflib.get_close_matches(mutant_id, by_id, 5, 0.6) or _nearest_lines(by_id, mutant_id)
     hint = f"; nearest: {', '.join(near)}" if near else f"; `mu2py score` lists survivors' ids ({len(by_id)} mutants)"
     raise UserError(f"no mutant {mutant_id!r} in {where}{hint}")
+
+
+def _nearest_lines(by_id: dict[str, dict[str, Any]], mutant_id: str) -> list[str]:
+    """The ids of the module `mutant_id` names (`module:line...`) on the lines nearest to its line."""
+    module, _, rest = mutant_id.partition(":")
+    line = rest.split(":")[0]
+    if not line.isdigit():
+        return []
+    same = [m for m in by_id.values() if m["module"] == module]
+    same.sort(key=lambda m: (abs(m["line"] - int(line)), m["line"], m["column"]))
+    return [m["id"] for m in same[:5]]
 
 
 @dataclass(frozen=True)

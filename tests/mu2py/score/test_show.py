@@ -97,6 +97,8 @@ def test_show_unknown_id_and_no_result(scored, tmp_path: Path, capsys: pytest.Ca
     err = capsys.readouterr().err
     assert err.startswith("mu2py: error: no mutant 'sample_pkg.core:13:30:boundry' in the last score run; nearest: "
                           "sample_pkg.core:13:31:boundary") and err.count("\n") == 1
+    assert main(["show", "sample_pkg.core:24", "--root", str(root)]) == 2
+    assert "; nearest: sample_pkg.core:23:4:return_value, " in capsys.readouterr().err  # the nearest line's
     assert main(["show", KILLED, "--root", str(tmp_path)]) == 2
     assert "no score result under" in capsys.readouterr().err
     (tmp_path / ".mu2py-cache").mkdir()
