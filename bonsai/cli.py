@@ -20,6 +20,7 @@ from typing import NoReturn
 from bonsai.cli_args import EXIT_INTERRUPTED, CliError
 from bonsai.run_command import add_run_command
 from bonsai.sample_command import add_sample_command
+from mu2py.cli.argtypes import VersionAction
 from mu2py.errors import STORAGE_ERRNOS, OutputError
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main"]
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="bonsai", description="Bonsai fuzzing: bounded grammar generation, corpus growth.",
                      epilog="exit status: 0 done; 2 bad input (one line 'bonsai: error: ...'); 3 `run` found "
                             "inputs on which the target raised; 130 interrupted")
+    parser.add_argument("--version", action=VersionAction, package="bonsai")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     subparsers.required = True
     for register in SUBCOMMANDS:

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
+import sys
+from collections.abc import Sequence
+from typing import Any
 
 from mu2py.errors import UserError
 
@@ -72,3 +76,33 @@ def parse_duration(text: str) -> float:
     if not parts or "".join(a + b for a, b in parts) != text:
         raise UserError(f"bad duration {text!r}: use e.g. 30s, 5m, 1h")
     return sum(float(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts)
+
+
+def package_version(package: str) -> str:
+    """The installed version of the distribution holding `package` (importlib.metadata), else the package's own
+    `__version__` (a source checkout that was never installed), else "unknown"."""
+    from importlib import metadata
+
+    dist = metadata.packages_distributions().get(package, [package])[0]  # bonsai ships in mu2py's distribution
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        pass
+    return str(getattr(importlib.import_module(package), "__version__", "unknown"))
+
+
+class VersionAction(argparse.Action):
+    """`--version`: print `PROG VERSION` and exit 0, the version looked up only when asked (scanning the installed
+    distributions takes a tenth of a second every start would pay)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, package: str = "",
+                 **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version and exit", **kwargs)
+        self.package = package
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        """Print the version and exit."""
+        print(f"{parser.prog} {package_version(self.package)}", file=sys.stdout)
+        parser.exit(0)

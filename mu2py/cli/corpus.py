@@ -273,6 +273,8 @@ def _union(scores: list[dict[str, Any]]) -> dict[str, int] | None:
 
 
 def _print_scores(console: Console, scores: list[dict[str, Any]]) -> None:
+    from mu2py.score.reports import score_percent
+
     table = Table(title="mutation score (mu2py score)")
     for col in ("tests", "tests run", "mutants", "killed", "timed out", "detected", "score"):
         table.add_column(col, justify="left" if col == "tests" else "right")
@@ -281,7 +283,7 @@ def _print_scores(console: Console, scores: list[dict[str, Any]]) -> None:
             table.add_row(s["tests"], "-", "-", "-", "-", "-", s["error"])
             continue
         table.add_row(s["tests"], str(s["test_count"]), str(s["total"]), str(s["killed"]), str(s["timeout"]),
-                      str(s["detected"]), f"{100 * (s['score'] or 0):.1f}%")
+                      str(s["detected"]), score_percent(s["detected"], s["total"]))
     console.print(table)
     union = _union(scores)
     if union is not None:

@@ -175,7 +175,9 @@ def _command_line(args: argparse.Namespace) -> str:
 
 
 def _figure(f: dict[str, Any]) -> str:
-    return f"{100 * (f['score'] or 0):.1f}% ({f['detected']}/{f['total']})"
+    from mu2py.score.reports import score_percent
+
+    return f"{score_percent(f['detected'], f['total'])} ({f['detected']}/{f['total']})"
 
 
 def _kill(args: argparse.Namespace, console: Console) -> int:

@@ -1,4 +1,4 @@
-"""The `mu2py` command line: mutants, mutate, fuzz, repro."""
+"""The `mu2py` command line: mutants, mutate, fuzz, repro; the other commands register from their modules."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from rich.table import Table
 
 from mu2py.budget import now as budget_clock
 from mu2py.budget import process_started
-from mu2py.cli.argtypes import percent, positive_int
+from mu2py.cli.argtypes import VersionAction, percent, positive_int
 from mu2py.cli.progress import below_fail_under
 from mu2py.errors import STORAGE_ERRNOS, OutputError, UserError
 
@@ -150,6 +150,7 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
     parser = _Parser(prog="mu2py", description="Mutation-analysis-guided fuzzing for Python.", epilog=EPILOG)
+    parser.add_argument("--version", action=VersionAction, package="mu2py")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("mutants", help="list the mutants of a module, package, path, or TARGET:DRIVER")
@@ -174,9 +175,11 @@ def build_parser() -> argparse.ArgumentParser:
     from mu2py.cli.kill import add_kill_command
     from mu2py.cli.props import add_props_command
     from mu2py.cli.score import add_score_command
+    from mu2py.cli.show import add_show_commands
 
     add_commands(sub, _evaluation_args, _prefixes)
     add_score_command(sub)
+    add_show_commands(sub)
     add_corpus_command(sub)
     add_props_command(sub)
     add_kill_command(sub)

@@ -37,4 +37,7 @@ def below_fail_under(score: float | None, fail_under: float | None) -> str | Non
     """
     if fail_under is None or score is None or score >= fail_under:
         return None
-    return f"mutation score {score:.1f}% is below --fail-under {fail_under:g}%"
+    shown = f"{score:.1f}"
+    if float(shown) >= fail_under:  # 94.96 is below 95, though it prints as 95.0: say so with the digits that show it
+        shown = f"{score:.2f}"
+    return f"mutation score {shown}% is below --fail-under {fail_under:g}%"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import sys
 from pathlib import Path
@@ -16,16 +15,9 @@ from rich.table import Table
 from mu2py.cli.argtypes import add_project_arguments, percent, positive_int
 from mu2py.cli.progress import Throttle, below_fail_under
 from mu2py.errors import UserError
+from mu2py.score.reports import nothing_judged, score_percent, summary_percent
 from mu2py.score.scope import shard_arg
 from mu2py.target.project import load_config, modules_to_mutate
-
-
-def _diff(program: Any, mutant_id: str) -> str:
-    m = program.mutants[program.index[mutant_id]]
-    original = program.module_of(mutant_id).source
-    mutated = program.mutant_source(mutant_id)
-    lines = difflib.unified_diff(original.splitlines(), mutated.splitlines(), m.file, m.file, n=1, lineterm="")
-    return "\n".join(lines)
 
 
 def _rel(file: str, root: Path) -> str:
@@ -43,7 +35,7 @@ def _summary_table(report: dict[str, Any], root: Path) -> Table:
         total = sum(counts.values())
         detected = counts["killed"] + counts["timeout"]
         table.add_row(_rel(file, root), str(total), *(str(counts[k]) for k in ("killed", "timeout", "survived")),
-                      str(counts["no_coverage"]), f"{100 * detected / total:.1f}%")
+                      str(counts["no_coverage"]), score_percent(detected, total))
     return table
 
 
@@ -51,6 +43,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
     from rich.live import Live
 
     from mu2py.score.config import ScoreConfig
+    from mu2py.score.diffs import add_diffs
     from mu2py.score.reports import report
     from mu2py.score.scope import Scope
     from mu2py.score.scoring import score
@@ -99,9 +92,11 @@ def _score(args: argparse.Namespace, console: Console) -> int:
         state = score(spec, score_config, plain)
     result = report(state)
     result["root"] = str(root)  # so that score-merge can move the paths to its own checkout
-    for entry in result["mutants"]:
-        if entry["status"] == "survived":
-            entry["diff"] = _diff(state.program, entry["id"])
+    add_diffs(result, state.program, root)  # every mutant's: 0.2 s for 3,000 (see `diffs`)
+    if cache is not None:
+        from mu2py.score.show import keep_last
+
+        keep_last(result, cache)  # what `show` and `apply` read
     return _present(result, args, root, console)
 
 
@@ -117,7 +112,10 @@ def _present(result: dict[str, Any], args: argparse.Namespace, root: Path, conso
         code = _ci_outputs(result, args, root, console)
         print(json.dumps(result, indent=1))
         return max(code, _below(result, args))
-    console.print(_summary_table(result, root))
+    s = result["summary"]
+    nothing = nothing_judged(s)
+    if nothing is None:
+        console.print(_summary_table(result, root))
     by_id = {m["id"]: m for m in result["mutants"]}
     survivors = [by_id[i] for i in result["triage"]]
     if survivors:
@@ -132,13 +130,15 @@ def _present(result: dict[str, Any], args: argparse.Namespace, root: Path, conso
                       f"{escape(m['mutated'])} ({'; '.join(what)})", markup=True, highlight=False)
     if len(survivors) > args.show:
         console.print(f"... and {len(survivors) - args.show} more survivors (--json or --html for all)")
-    s = result["summary"]
-    console.print(
-        f"[bold]score {100 * (s['score'] or 0):.1f}%[/bold]: {s['killed']} killed, {s['timeout']} timed out, "
-        f"{s['survived']} survived ({s['pruned_infection']} proved without running), {s['no_coverage']} not "
-        f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
-        + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""),
-        markup=True)
+    if nothing:
+        console.print(nothing, markup=False, highlight=False)
+    else:
+        console.print(
+            f"[bold]score {summary_percent(s)}[/bold]: {s['killed']} killed, {s['timeout']} timed out, "
+            f"{s['survived']} survived ({s['pruned_infection']} proved without running), {s['no_coverage']} not "
+            f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
+            + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""),
+            markup=True)
     spent = s.get("time") or {}
     parts = [f"{v['mutants']} {name} {v['seconds']} s" for name, v in spent.items() if "mutants" in v]
     if parts:
@@ -191,8 +191,10 @@ def _ci_outputs(result: dict[str, Any], args: argparse.Namespace, root: Path, co
 
 def _below(result: dict[str, Any], args: argparse.Namespace) -> int:
     """Exit code 1 (as `mutate`) with one line on stderr when the score is under `--fail-under` (else 0)."""
-    score = result["summary"]["score"]
-    shortfall = below_fail_under(None if score is None else 100 * score, args.fail_under)
+    s = result["summary"]
+    # from the counts: the summary's `score` is rounded to four digits already
+    score = 100 * (s["killed"] + s["timeout"]) / s["total"] if s["total"] else None
+    shortfall = below_fail_under(score, args.fail_under)
     if shortfall:
         print(f"mu2py: {shortfall}", file=sys.stderr)
     return 1 if shortfall else 0

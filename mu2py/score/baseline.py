@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mu2py.errors import UserError
-from mu2py.score.reports import file_scores, relative
+from mu2py.score.reports import file_scores, relative, score_percent
 from mu2py.store.atomic import write_json
 
 VERSION = 1
@@ -19,12 +19,12 @@ class Drop:
     """A file whose score fell below its baseline."""
 
     file: str
-    score: float
-    baseline: float
+    now: tuple[int, int]  # detected, mutants
+    before: tuple[int, int]
 
     def line(self) -> str:
         """One line for the terminal."""
-        return f"{self.file}: score {100 * self.score:.1f}% is below its baseline {100 * self.baseline:.1f}%"
+        return f"{self.file}: score {score_percent(*self.now)} is below its baseline {score_percent(*self.before)}"
 
 
 def load(path: Path) -> dict[str, dict[str, Any]]:
@@ -64,7 +64,7 @@ def check(report: dict[str, Any], root: Path, path: Path) -> tuple[list[Drop], i
             continue  # a new file has nothing to keep up with
         compared += 1
         if now["detected"] * before["mutants"] < before["detected"] * now["mutants"]:
-            drops.append(Drop(file, now["score"], before["detected"] / before["mutants"]))
+            drops.append(Drop(file, (now["detected"], now["mutants"]), (before["detected"], before["mutants"])))
     return drops, compared
 
 

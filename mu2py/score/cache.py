@@ -18,7 +18,7 @@ from typing import Any
 
 from mu2py.score.sandbox import data_digest_parts
 from mu2py.score.spec import SuiteSpec, test_files
-from mu2py.store.atomic import write_json
+from mu2py.store.atomic import write_atomic, write_json
 
 CACHE_VERSION = 2  # 2: keys include the data files the suite reads
 
@@ -42,6 +42,15 @@ def tests_digest(spec: SuiteSpec, data_files: Sequence[str] = ()) -> str:
         parts.append(path.read_text(encoding="utf-8", errors="replace"))
     parts.extend(data_digest_parts(root, list(data_files)))
     return digest(*parts)
+
+
+def make_folder(folder: Path) -> None:
+    """Create the cache's folder, with a `.gitignore` holding `*` when this creates it (as pytest does for its
+    cache): git then lists nothing inside, and the folder never shows up in `git status`."""
+    if folder.is_dir():
+        return  # made earlier (its .gitignore then, if by mu2py), or the user's own folder: left as it is
+    folder.mkdir(parents=True, exist_ok=True)
+    write_atomic(folder / ".gitignore", "# created by mu2py automatically\n*\n")
 
 
 class VerdictCache:
@@ -85,7 +94,7 @@ class VerdictCache:
         if self.journal is None:
             return
         if self._out is None:
-            self.journal.parent.mkdir(parents=True, exist_ok=True)
+            make_folder(self.journal.parent)
             self._out = open(self.journal, "a", encoding="utf-8")  # noqa: SIM115 - open until `save`
         self._out.write(json.dumps({"version": CACHE_VERSION, "key": key, "verdict": verdict}) + "\n")
         self._out.flush()
@@ -97,6 +106,7 @@ class VerdictCache:
         if self._out is not None:
             self._out.close()
             self._out = None
+        make_folder(self.path.parent)
         write_json(self.path, {"version": CACHE_VERSION, "verdicts": self.data})
         if self.journal is not None:
             self.journal.unlink(missing_ok=True)

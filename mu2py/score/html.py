@@ -7,6 +7,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from mu2py.score.reports import score_percent, summary_percent
 from mu2py.store.atomic import write_atomic
 
 # the stylesheet of every page (the props report's pages share it)
@@ -93,9 +94,9 @@ def write_html(report: dict[str, Any], directory: Path, root: Path | None = None
         write_atomic(directory / page, file_page(file, mutants, _rel(file, root)))
         rows.append(f"<tr><td><a href='{page}'>{escape(_rel(file, root))}</a></td><td>{len(mutants)}</td>"
                     + "".join(f"<td>{counts[k]}</td>" for k in counts)
-                    + f"<td>{100 * detected / len(mutants):.1f}%</td></tr>")
+                    + f"<td>{score_percent(detected, len(mutants))}</td></tr>")
     index = (f"<html><head><meta charset='utf-8'><title>mutation score</title><style>{STYLE}</style></head><body>"
-             f"<h1>Mutation score: {100 * (s['score'] or 0):.1f}%</h1>"
+             f"<h1>Mutation score: {summary_percent(s)}</h1>"
              f"<p>{s['total']} mutants, {s['tests']} tests, {s['seconds']} s; "
              f"{s['pruned_infection']} survivors proved by infection analysis without running.</p>"
              + (f"<p><b>{s['skipped_import_time']} import-time mutants were skipped</b> (<code>--import-time "

@@ -21,6 +21,35 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
+def score_percent(detected: int, total: int) -> str:
+    """A score as every output prints it (summary line, tables, HTML, baseline, CI lines): one decimal, a half
+    rounded up, computed from the counts, never from a fraction rounded already (`summary["score"]` holds four
+    digits: rounding that again printed 86.4% where the table said 86.3%)."""
+    if total <= 0:
+        return "n/a"
+    tenths = (2000 * detected + total) // (2 * total)  # round(1000 * detected / total), a half up, in integers
+    return f"{tenths // 10}.{tenths % 10}%"
+
+
+def summary_percent(summary: dict[str, Any]) -> str:
+    """The score of a report's summary, as `score_percent` prints it."""
+    return score_percent(summary["killed"] + summary["timeout"], summary["total"])
+
+
+def nothing_judged(summary: dict[str, Any]) -> str | None:
+    """What to say instead of a score when a run judged no mutant (`--since` on lines without any, an empty
+    shard): a score of 0% would read as a suite that detects nothing.  None when there is a score."""
+    if summary["total"]:
+        return None
+    scope = summary.get("scope") or {}
+    if scope.get("since"):
+        return f"no mutants on the lines changed since {scope['since']}" + (
+            f" in shard {scope['shard']}" if scope.get("shard") else "")
+    if scope.get("shard"):
+        return f"no mutants in shard {scope['shard']}"
+    return "no mutants to judge"
+
+
 def triage_key(entry: dict[str, Any]) -> tuple[Any, ...]:
     """Sort key of survivors, most worth a look first: not a message, called by the tests, reached by more tests."""
     return (entry["message"], not entry["direct"], -entry["reached_by"], entry["file"], entry["line"],
@@ -263,9 +292,12 @@ def report(state: ScoreRun) -> dict[str, Any]:
     catalog: dict[str, int] = {}  # per file: the mutants a complete run scores (out of this run's scope included)
     skipped = unimportable = 0
     reached: dict[int, int] = {}
+    infected: dict[int, int] = {}  # per mutant index: the tests whose values it changes (`show` says why it survived)
     for test in state.tests:
         for site in test["reached"]:
             reached[site] = reached.get(site, 0) + 1
+        for mutant in test.get("infected", ()):
+            infected[mutant] = infected.get(mutant, 0) + 1
     for index, m in enumerate(state.program.mutants):
         verdict = state.verdicts.get(index, {"status": "survived", "killed_by": None, "tests_run": 0})
         if verdict["status"] == "skipped":  # --import-time skip, or a module no test can import: not scored
@@ -281,7 +313,7 @@ def report(state: ScoreRun) -> dict[str, Any]:
                      tests_run=verdict.get("tests_run", 0), pruned=verdict.get("pruned"),
                      cached=bool(verdict.get("cached")), mode=verdict.get("mode"),
                      isolated_because=verdict.get("isolated_because"), seconds=verdict.get("seconds"),
-                     reached_by=reached.get(m.site, 0))
+                     reached_by=reached.get(m.site, 0), infected_by=infected.get(index, 0))
         entries.append(entry)
         catalog[m.file] = catalog.get(m.file, 0) + 1
     _mark(state, entries)

@@ -28,5 +28,6 @@ def test_a_throttle_reads_the_interval_when_made(monkeypatch):
 def test_fail_under_names_the_shortfall_and_nothing_else():
     assert below_fail_under(91.23, 95) == "mutation score 91.2% is below --fail-under 95%"
     assert below_fail_under(95.0, 95) is None
+    assert below_fail_under(94.96, 95) == "mutation score 94.96% is below --fail-under 95%"  # not "95.0% is below"
     assert below_fail_under(10.0, None) is None
     assert below_fail_under(None, 95) is None  # nothing was judged: no shortfall

@@ -111,3 +111,28 @@ def test_awkward_text_stays_valid(tmp_path: Path) -> None:
     assert case.find("failure").get("message").startswith("m.py:1: mutant survived")
     [row] = reports.github(report, tmp_path)
     assert "\n" not in row and "XX%0AXX" in row and row.startswith("::warning file=m.py,line=1,")
+
+
+def test_one_rounding_of_the_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """1727 of 2000 is 86.35%: the four-digit summary score rounded again read 86.4%, the table 86.3%."""
+    assert [reports.score_percent(d, t) for d, t in ((1727, 2000), (1, 3), (2, 3), (0, 7), (7, 7))] == \
+        ["86.4%", "33.3%", "66.7%", "0.0%", "100.0%"]
+    file = str(tmp_path / "pkg" / "m.py")
+    entries = [{"id": f"pkg.m:{i + 1}:0:constant", "module": "pkg.m", "file": file, "line": i + 1, "column": 0,
+                "end_line": i + 1, "end_column": 1, "operator": "constant", "original": "0", "mutated": "1",
+                "scope": "<module>", "status": "killed" if i < 1727 else "survived", "killed_by": None,
+                "tests_run": 1, "pruned": None, "mode": "mutant", "reached_by": 1, "message": False, "direct": False}
+               for i in range(2000)]
+    report = reports.assemble(entries, {file: 2000}, {"tests": 1, "seconds": 1.0})
+    (tmp_path / "r.json").write_text(json.dumps(dict(report, root=str(tmp_path))))
+    assert main(["score-merge", str(tmp_path / "r.json"), "--root", str(tmp_path), "--show", "0"]) == 0
+    out = capsys.readouterr().out
+    [row] = [line for line in out.splitlines() if "pkg/m.py" in line]
+    assert row.split()[-2] == "86.4%" and "score 86.4%:" in out  # the last cell, then the border
+
+
+def test_no_mutant_to_judge_is_said_so() -> None:
+    summary = {"total": 0, "scope": {"since": "main", "shard": None}}
+    assert reports.nothing_judged(summary) == "no mutants on the lines changed since main"
+    assert reports.nothing_judged({"total": 0, "scope": {"since": None, "shard": "2/3"}}) == "no mutants in shard 2/3"
+    assert reports.nothing_judged({"total": 3}) is None

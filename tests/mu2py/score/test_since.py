@@ -71,6 +71,9 @@ def test_a_change_to_the_tests_alone_judges_nothing(calc_project, capsys) -> Non
     report = _score(root, capsys, "--since", "main")
     assert report["mutants"] == [] and report["summary"]["out_of_scope"] == 13
     assert report["summary"]["tests"] == 0  # the suite never ran: nothing was in scope
+    assert main(["score", "--root", str(root), "--since", "main"]) == 0
+    out = capsys.readouterr().out
+    assert "no mutants on the lines changed since main" in out and "score 0.0%" not in out
 
 
 def test_since_outside_a_repository_or_with_a_bad_ref(calc_project, tmp_path, capsys) -> None:
