@@ -61,8 +61,11 @@ def _check_positive(option: str, value: int) -> None:
         raise UserError(f"{option} must be a positive integer, got {value!r}")
 
 
-def _shortfall(score: float | None, fail_under: float | None) -> str | None:
-    """The one line saying a score (a percentage) is under `fail_under`, else None (no score is no shortfall)."""
+def below_fail_under(score: float | None, fail_under: float | None) -> str | None:
+    """The one line saying a score (a percentage) is under `fail_under`, else None.
+
+    No score (no mutant was judged, e.g. a `since` run whose change touches none) is no shortfall.
+    """
     if fail_under is None or score is None or score >= fail_under:
         return None
     return f"mutation score {score:.1f}% is below --fail-under {fail_under:g}%"
@@ -112,7 +115,7 @@ class ScoreResult:
     @property
     def shortfall(self) -> str | None:
         """The line saying the score is under `fail_under` (None when it is not, or when there is no score)."""
-        return _shortfall(None if self.score is None else 100 * self.score, self.fail_under)
+        return below_fail_under(None if self.score is None else 100 * self.score, self.fail_under)
 
     @property
     def passed(self) -> bool:
@@ -236,7 +239,7 @@ class MutateResult:
     @property
     def shortfall(self) -> str | None:
         """The line saying the score is under `fail_under` (None when it is not)."""
-        return _shortfall(100 * self.killed / self.total if self.total else 100.0, self.fail_under)
+        return below_fail_under(100 * self.killed / self.total if self.total else 100.0, self.fail_under)
 
     @property
     def passed(self) -> bool:
