@@ -25,18 +25,25 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from mu2py.errors import UserError
 
 if TYPE_CHECKING:  # importing the API does not import the engine: each job imports what it runs
+    from mu2py.budget import Budget
+    from mu2py.fuzz.config import FuzzConfig, Stats
+    from mu2py.fuzz.fuzzer import Fuzzer
     from mu2py.inputs.replay import LoadedInput
+    from mu2py.inputs.source import InputSource
     from mu2py.mutants.catalog import Program
+    from mu2py.store.corpus import Entry
     from mu2py.survivors.kill import KillResult
+    from mu2py.target.modules import Target
 
-__all__ = ["MutateProgress", "MutateResult", "ScoreProgress", "ScoreResult", "kill", "mutate", "score"]
+__all__ = ["FuzzProgress", "FuzzRunResult", "MutateProgress", "MutateResult", "ScoreProgress", "ScoreResult",
+           "fuzz", "kill", "mutate", "score"]
 
 PathLike = str | os.PathLike[str]
 # a report as the command's --json prints it: JSON values only (str, numbers, bools, None, lists, dicts)
@@ -315,6 +322,225 @@ def _unique_labels(inputs: list[LoadedInput]) -> list[LoadedInput]:
         seen[item.label] = seen.get(item.label, 0) + 1
         unique.append(item if seen[item.label] == 1 else replace(item, label=f"{item.label} (#{seen[item.label]})"))
     return unique
+
+
+# --- fuzz ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FuzzProgress:
+    """One step of a `fuzz` run, in order; `fuzzer` is the live campaign (read it, never change it).
+
+    `kind` is one of: `loading` (the target and its mutants are being loaded), `loaded` (`message` says how many
+    mutants, in how long), `warning` and `resumed` (a line for the user), `running` (the loop starts:
+    `fuzzer` is set from here on), `status` (a checkpoint of the loop or of the final judging), `ran` (the
+    loop ended), `judging` (coverage guidance: the corpus is being judged against the mutants), `judged`
+    (`message` says so), `campaigns` (parallel campaigns: `rows` holds each one's counters), `dashboard`
+    (`message` is the Dask dashboard's address), `campaign` (`message` sums up one parallel campaign, once
+    they all ended).
+    """
+
+    kind: str
+    message: str = ""
+    fuzzer: Fuzzer | None = None
+    rows: tuple[dict[str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class FuzzRunResult:
+    """What a `fuzz` run leaves: `report` is `OUT/mutants.json` as written (the shape `mutate --json` prints).
+
+    Invariants: `report` is None only under `judge=False` with coverage guidance; `exit_code` is 3 exactly when
+    the original failed on some input (`stats.failures`; kept in `OUT/failures`), else 0. `campaigns` holds one
+    summary line per parallel campaign (empty for one campaign).
+    """
+
+    report: Report | None
+    corpus: list[Entry]
+    stats: Stats
+    coverage: int
+    out: Path | None
+    mutants: int = 0
+    warnings: list[str] = field(default_factory=list)
+    unreached: str | None = None  # why no input reached the targets' functions, when none did
+    campaigns: list[str] = field(default_factory=list)
+
+    @property
+    def unjudged(self) -> int:
+        """Saved inputs whose mutants did not all run (only under `judge=False`: the kills are a lower bound)."""
+        return sum(not e.judged for e in self.corpus)
+
+    @property
+    def exit_code(self) -> int:
+        """The exit status of `mu2py fuzz` for this result: 3 when failures were found, else 0."""
+        return 3 if self.stats.failures else 0
+
+
+def fuzz(target: str, *, trials: int | None = None, time: str | float | None = None, seed: int = 0,
+         out: PathLike | None = None, seeds: PathLike | None = None, guidance: str = "mutation", split: bool = False,
+         mutant_share: float | None = None, filter: str | None = None, workers: int = 1, cluster: str | None = None,
+         judge: bool = True, targets: Sequence[str] | None = None, timeout: float | None = None,
+         opt: str = "infection", memory_limit: int = 4096, started: float | None = None,
+         progress: Callable[[FuzzProgress], None] | None = None) -> FuzzRunResult:
+    """Mutation-guided (or coverage-guided) fuzzing of `target` (`MODULE:DRIVER`; `mu2py fuzz`).
+
+    The budget is `trials` (reproducible with the same `seed`) and/or `time` (seconds, or a duration such as
+    `60s`), counted from `started` on the budget clock (`mu2py.budget.now()`; default: now), loading and the
+    final judging included. `out` is resumed when it holds a campaign; `seeds` (`--in`) is a directory of `.bin`
+    inputs to start from. Ctrl-C propagates as `KeyboardInterrupt`, every output checkpointed first.
+    """
+    from mu2py.budget import Budget
+    from mu2py.budget import now as budget_clock
+    from mu2py.fuzz.config import FuzzConfig
+    from mu2py.inputs.generators import source_for
+    from mu2py.inputs.replay import CHOICES_SUFFIX
+    from mu2py.target.modules import resolve_target
+
+    if trials is None and time is None:
+        raise UserError("give a budget: --trials N or --time DURATION")
+    if trials is not None:
+        _check_positive("--trials", trials)
+    _check_positive("--workers", workers)
+    _check_choice("--opt", opt, PRUNING)
+    seconds = _seconds(time)
+    if mutant_share is not None and not 0 < mutant_share <= 1:
+        raise UserError(f"--mutant-share must be a number in (0, 1], got {mutant_share!r}")
+    say = progress or (lambda _: None)
+    # the budget started with the command: loading the target and its mutants, the final judging and the report
+    # are all in it
+    budget = Budget(trials, seconds, started=started or budget_clock())
+    prefixes = tuple(targets) if targets else None
+    resolved = resolve_target(target, prefixes)
+    assert resolved.driver is not None
+    source = source_for(resolved.driver.source)
+    initial = []
+    if seeds:
+        for path in sorted(Path(seeds).glob(f"*{CHOICES_SUFFIX}")):
+            initial.append(source.from_bytes(path.read_bytes()))
+        if not initial:
+            raise UserError(f"seed directory {os.fspath(seeds)} holds no {CHOICES_SUFFIX} inputs")
+    where = Path(out) if out else None
+    config = FuzzConfig(trials=trials, seconds=seconds, seed=seed, guidance=guidance, split=split, pruning=opt,
+                        filter=filter, timeout=timeout, out=where, initial=initial, memory_mb=memory_limit,
+                        mutant_share=mutant_share, judge=judge)
+    if workers > 1 or cluster:
+        return _fuzz_parallel(target, prefixes, config, workers, cluster, say)
+    return _fuzz_one(resolved, source, config, budget, say)
+
+
+def _seconds(time: str | float | None) -> float | None:
+    """A --time value (a duration such as `60s`, or seconds) in seconds; a `UserError` unless positive."""
+    from mu2py.budget import parse_duration
+
+    if time is None:
+        return None
+    seconds = parse_duration(time) if isinstance(time, str) else float(time)
+    if seconds <= 0:
+        raise UserError(f"--time {time} is not a positive duration")
+    return seconds
+
+
+def _fuzz_one(target: Target, source: InputSource, config: FuzzConfig, budget: Budget,
+              say: Callable[[FuzzProgress], None]) -> FuzzRunResult:
+    """One campaign: load, resume, run, judge what coverage guidance left unjudged."""
+    import time as clock
+
+    from mu2py.fuzz.fuzzer import Fuzzer
+
+    loading = clock.perf_counter()
+    say(FuzzProgress("loading"))
+    fuzzer = Fuzzer(target, config, source=source, budget=budget)
+    resumed = fuzzer.resume()
+    if fuzzer.program is not None:
+        say(FuzzProgress("loaded", f"loaded {len(fuzzer.program.mutants)} mutants of {', '.join(target.prefixes)} "
+                                   f"in {clock.perf_counter() - loading:.1f} s"))
+    else:
+        say(FuzzProgress("loaded"))
+    for warning in fuzzer.corpus.warnings:
+        say(FuzzProgress("warning", f"warning: {warning}"))
+    if resumed or fuzzer.stats.trials:
+        say(FuzzProgress("resumed", f"resuming from {config.out}: {resumed} inputs, {fuzzer.stats.trials} trials "
+                                    f"and {fuzzer.stats.elapsed:.0f} s done (budgets count the whole campaign)"))
+    fuzzer.on_progress = lambda f: say(FuzzProgress("status", fuzzer=f))
+    say(FuzzProgress("running", fuzzer=fuzzer))
+    result = fuzzer.run()
+    say(FuzzProgress("ran", fuzzer=fuzzer))
+    if fuzzer.stats.valid == 0:
+        raise UserError("the driver's strategy produced no valid input in the whole budget")
+    report = result.report
+    if report is None and config.judge:
+        report = _judge_corpus(target, config, result.corpus, say, fuzzer.program)
+    return FuzzRunResult(report, result.corpus, fuzzer.stats, len(fuzzer.coverage), config.out,
+                         len(fuzzer.program.mutants) if fuzzer.program is not None else 0, list(fuzzer.warnings),
+                         _unreached(report, fuzzer.program, target.prefixes) if report is not None else None)
+
+
+def _unreached(report: Report, program: Program | None, targets: Sequence[str]) -> str | None:
+    """Why no input reached a function of the targets, when none did (else None).
+
+    The driver runs mu2py's copies of the targets only through the modules it imports from them;
+    a call made through a module outside `targets` (or an import inside the driver function) runs
+    the original modules, so no mutant can be killed and the campaign learns nothing.
+    """
+    if program is None:
+        return None
+    mutants = cast(list[dict[str, object]], report["mutants"])
+    in_functions = [m for i, m in enumerate(mutants) if i not in program.static]
+    if not in_functions or any(m["reached"] for m in in_functions):
+        return None
+    return (f"no input reached the code of {', '.join(targets)} (0 of {len(in_functions)} mutants in functions "
+            "reached): the driver calls mu2py's copies of the targets only through target modules it imports at "
+            "module level.  A call through another module, or an import inside the driver function, runs the "
+            "original modules: import a target module in the driver's module, or add the modules the call goes "
+            "through to targets=[...]")
+
+
+def _judge_corpus(target: Target, config: FuzzConfig, corpus: list[Entry], say: Callable[[FuzzProgress], None],
+                  program: Program | None = None) -> Report:
+    """The mutation report of a corpus that no mutant ran on (coverage guidance), judged now and written to
+    `OUT/mutants.json` as a mutation-guided run would have it."""
+    from mu2py.fuzz.mutant_runs import judge_inputs
+    from mu2py.store.atomic import write_json
+
+    say(FuzzProgress("judging"))
+    report = judge_inputs(target, config, [(e.name, e.value) for e in corpus], program)
+    where = ""
+    if config.out is not None:
+        write_json(config.out / "mutants.json", report)
+        where = f" ({config.out / 'mutants.json'})"
+    say(FuzzProgress("judged", f"coverage guidance runs no mutants: the {len(corpus)} saved inputs were judged "
+                               f"against them at the end{where}"))
+    return report
+
+
+def _fuzz_parallel(target: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, workers: int,
+                   cluster: str | None, say: Callable[[FuzzProgress], None]) -> FuzzRunResult:
+    """`workers` campaigns (seeds S..S+N-1), locally or on Dask, their corpora merged into `config.out`."""
+    from mu2py.fuzz.campaigns import run_parallel
+    from mu2py.target.modules import resolve_target
+
+    if config.out is None:
+        raise UserError("--workers needs --out: each campaign writes its own directory under it")
+    executor = None
+    if cluster:
+        from mu2py.engine.cluster import DaskExecutor
+
+        executor = DaskExecutor(cluster)
+        say(FuzzProgress("dashboard", f"Dask dashboard: {executor.dashboard}"))
+    try:
+        say(FuzzProgress("campaigns", rows=({},) * workers))
+        result, summaries = run_parallel(target, prefixes, config, workers,
+                                         lambda rows: say(FuzzProgress("campaigns", rows=tuple(rows))), executor)
+    finally:
+        if executor is not None:
+            executor.close()
+    campaigns = [f"campaign w{k} (seed {config.seed + k}): {summary}" for k, summary in enumerate(summaries)]
+    for line in campaigns:
+        say(FuzzProgress("campaign", line))
+    report = result.report
+    if report is None and config.judge:
+        report = _judge_corpus(resolve_target(target, prefixes), config, result.corpus, say)
+    return FuzzRunResult(report, result.corpus, result.stats, result.coverage, config.out, campaigns=campaigns)
 
 
 # --- kill ------------------------------------------------------------------------------------------------------

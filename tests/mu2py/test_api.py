@@ -101,3 +101,26 @@ def test_jobs_are_attributes_of_the_package():
     import mu2py.score.config  # noqa: F401  # binds mu2py.score to the subpackage: it is the job all the same
 
     assert callable(mu2py.score) and callable(mu2py.fuzz) and mu2py.kill is mu2py.api.kill
+
+
+def test_fuzz_equals_what_fuzz_writes(tmp_path, capsys):
+    kinds = []
+    result = mu2py.fuzz(SORT, trials=150, seed=3, out=tmp_path / "api", progress=lambda e: kinds.append(e.kind))
+    assert capsys.readouterr().out == ""
+    assert main(["fuzz", SORT, "--trials", "150", "--seed", "3", "--out", str(tmp_path / "cli"),
+                 "--quiet"]) == result.exit_code == 0
+    written = json.loads((tmp_path / "cli" / "mutants.json").read_text())
+    assert result.report == written == json.loads((tmp_path / "api" / "mutants.json").read_text())
+    state = json.loads((tmp_path / "cli" / "state.json").read_text())["stats"]
+    assert (result.stats.trials, result.stats.valid, result.stats.mutant_runs) == (
+        state["trials"], state["valid"], state["mutant_runs"])
+    assert [e.name for e in result.corpus] == sorted(p.stem for p in (tmp_path / "cli" / "corpus").glob("*.bin"))
+    assert result.mutants == len(written["mutants"]) and result.out == tmp_path / "api"
+    assert kinds[:3] == ["loading", "loaded", "running"] and kinds[-1] == "ran"
+
+
+def test_fuzz_needs_a_budget():
+    with pytest.raises(UserError, match="give a budget"):
+        mu2py.fuzz(SORT)
+    with pytest.raises(UserError, match="not a positive duration"):
+        mu2py.fuzz(SORT, time="0s")
