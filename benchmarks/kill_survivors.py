@@ -98,7 +98,7 @@ def score(root: Path, paths: str, tests: list[str], workers: int) -> dict[str, A
                           capture_output=True, text=True, env=_env(str(root)))
     if proc.returncode != 0:
         return {"error": proc.stderr.strip()[-300:]}
-    from mu2py.cli.kill import score_figures
+    from mu2py.survivors.kill import score_figures
 
     return score_figures(json.loads(proc.stdout))
 

@@ -2,18 +2,46 @@
 
 from __future__ import annotations
 
+import importlib
+import types
 from typing import Any
 
 from mu2py.target.driver import Driver, driver
 
-__all__ = ["Driver", "driver", "strategy_for"]
+__all__ = ["Driver", "driver", "fuzz", "kill", "mutate", "score", "strategy_for"]
+# the Python API (mu2py.api), one function per job: loaded on first use, so that `import mu2py` (every driver
+# module and every score worker does it) does not pay for it
+_API = frozenset({"score", "mutate", "fuzz", "kill"})
+# jobs that share their name with a subpackage: importing `mu2py.score.config` binds `mu2py.score` to the package,
+# so the package itself is made callable (`JobPackage`) and is what `mu2py.score` always names
+_PACKAGES = frozenset({"score", "fuzz"})
 __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    """`strategy_for` on first use: it imports Hypothesis, which `score` workers (every process) need not pay for."""
+    """`strategy_for` and the API's jobs on first use: `strategy_for` imports Hypothesis, which `score` workers
+    (every process) need not pay for; the jobs import mu2py.api."""
+    if name in _PACKAGES:
+        return importlib.import_module(f"mu2py.{name}")
+    if name in _API:
+        from mu2py import api
+
+        return getattr(api, name)
     if name == "strategy_for":
         from mu2py.testgen.overrides import strategy_for
 
         return strategy_for
     raise AttributeError(f"module 'mu2py' has no attribute {name!r}")
+
+
+class JobPackage(types.ModuleType):
+    """A subpackage named like a job (`mu2py.score`), callable as the job: `mu2py.score(...)` is `mu2py.api.score(...)`.
+
+    The call imports `mu2py.api` then, never before: the package stays as cheap to import as it was.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the job of this package's name (see `mu2py.api`)."""
+        from mu2py import api
+
+        return getattr(api, self.__name__.rpartition(".")[2])(*args, **kwargs)

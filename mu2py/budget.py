@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from dataclasses import dataclass, field, replace
+
+from mu2py.errors import UserError
 
 # the shortest time `Deadline.allot` gives a run: 0 would be no timeout at all to `signal.setitimer`
 MIN_RUN = 1e-3
@@ -163,3 +166,13 @@ class Budget:
             return [Budget(None, seconds, started=start) for _ in range(n)]
         base, extra = divmod(self.trials, n)
         return [Budget(base + (k < extra), seconds, started=start) for k in range(n)]
+
+
+def parse_duration(text: str) -> float:
+    """`90`, `90s`, `5m`, `1h`, `1h30m` as seconds (a `UserError` naming the text otherwise)."""
+    if re.fullmatch(r"\d+(\.\d+)?", text):
+        return float(text)
+    parts = re.findall(r"(\d+(?:\.\d+)?)([hms])", text)
+    if not parts or "".join(a + b for a, b in parts) != text:
+        raise UserError(f"bad duration {text!r}: use e.g. 30s, 5m, 1h")
+    return sum(float(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts)

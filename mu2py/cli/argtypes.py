@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import re
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from mu2py.errors import UserError
+# parse_duration is the budget's (the API parses --time too); the commands and benchmarks import it from here
+from mu2py.budget import parse_duration as parse_duration
 
 
 def positive_int(text: str) -> int:
@@ -66,16 +66,6 @@ def mutant_filter(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("bad filter ").split(":")[0] +
                                          " is not a filter: use least-executed:K, random:K or random:P%") from None
     return text
-
-
-def parse_duration(text: str) -> float:
-    """`90`, `90s`, `5m`, `1h`, `1h30m` as seconds."""
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        return float(text)
-    parts = re.findall(r"(\d+(?:\.\d+)?)([hms])", text)
-    if not parts or "".join(a + b for a, b in parts) != text:
-        raise UserError(f"bad duration {text!r}: use e.g. 30s, 5m, 1h")
-    return sum(float(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts)
 
 
 def package_version(package: str) -> str:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,14 +14,14 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
-from mu2py.cli.argtypes import mutant_filter, parse_duration, positive_int
+from mu2py.cli.argtypes import mutant_filter, positive_int
 from mu2py.cli.progress import Throttle
 from mu2py.cli.report import print_mutation_report
-from mu2py.errors import OutputError, UserError
-from mu2py.store.atomic import write_json
+from mu2py.errors import OutputError
 
 if TYPE_CHECKING:  # the CLI's own start-up does not import libcst
-    from mu2py.mutants.catalog import Program
+    from mu2py.api import FuzzProgress
+    from mu2py.fuzz.fuzzer import Fuzzer
 
 
 def _share(text: str) -> float:
@@ -86,94 +85,116 @@ def _plain_progress(console: Console) -> Callable[[Any], None]:
     return show
 
 
-def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
-    from mu2py.budget import Budget
-    from mu2py.budget import now as budget_clock
-    from mu2py.fuzz.config import FuzzConfig
-    from mu2py.fuzz.fuzzer import Fuzzer
-    from mu2py.inputs.generators import source_for
-    from mu2py.inputs.replay import CHOICES_SUFFIX
-    from mu2py.target.modules import resolve_target
+class _View:
+    """How a `fuzz` run is shown as it goes: the API's progress events as spinners, a live table or plain lines."""
 
-    if args.trials is None and args.time is None:
-        raise UserError("give a budget: --trials N or --time DURATION")
-    seconds = parse_duration(args.time) if args.time else None
-    if seconds is not None and seconds <= 0:
-        raise UserError(f"--time {args.time} is not a positive duration")
-    # the budget started with the command (see cli.main): loading the target and its mutants, the final judging
-    # and the report are all in it
-    budget = Budget(args.trials, seconds, started=getattr(args, "started", None) or budget_clock())
-    target = resolve_target(args.target, prefixes(args))
-    assert target.driver is not None
-    source = source_for(target.driver.source)
-    initial = []
-    if args.seeds:
-        for path in sorted(Path(args.seeds).glob(f"*{CHOICES_SUFFIX}")):
-            initial.append(source.from_bytes(path.read_bytes()))
-        if not initial:
-            raise UserError(f"seed directory {args.seeds} holds no {CHOICES_SUFFIX} inputs")
-    out = Path(args.out) if args.out else None
-    config = FuzzConfig(
-        trials=args.trials, seconds=seconds, seed=args.seed,
-        guidance=args.guidance, split=args.split, pruning=args.opt, filter=args.filter, timeout=args.timeout,
-        out=out, initial=initial, memory_mb=args.memory_limit,
-        mutant_share=args.mutant_share, judge=args.judge,
-    )
-    if args.workers > 1 or args.cluster:
-        return _fuzz_parallel(args, console, config, prefixes(args))
-    started = time.perf_counter()
-    with console.status("loading target and mutants"):
-        fuzzer = Fuzzer(target, config, source=source, budget=budget)
-        resumed = fuzzer.resume()
-    if not args.quiet and fuzzer.program is not None:
-        console.print(f"loaded {len(fuzzer.program.mutants)} mutants of {', '.join(target.prefixes)} "
-                      f"in {time.perf_counter() - started:.1f} s")
-    for warning in fuzzer.corpus.warnings:
-        console.print(f"warning: {warning}")
-    if resumed or fuzzer.stats.trials:
-        console.print(f"resuming from {out}: {resumed} inputs, {fuzzer.stats.trials} trials and "
-                      f"{fuzzer.stats.elapsed:.0f} s done (budgets count the whole campaign)")
+    def __init__(self, console: Console, quiet: bool) -> None:
+        self.console, self.quiet = console, quiet
+        self.fuzzer: Fuzzer | None = None  # the campaign, from the `running` event on
+        self.running = False  # between `running` and `ran`: Ctrl-C there says what the campaign saved
+        self._status: Any = None  # a spinner (rich Status) or a live table (rich Live), stopped by `stop`
+        self._plain: Callable[[Any], None] | None = None
+
+    def __call__(self, event: FuzzProgress) -> None:
+        """Show one event (see `mu2py.api.FuzzProgress` for their order)."""
+        console, kind = self.console, event.kind
+        if kind == "loading":
+            self._start(console.status("loading target and mutants"))
+        elif kind == "loaded":
+            self.stop()
+            if event.message and not self.quiet:
+                console.print(event.message)
+        elif kind in ("warning", "resumed", "judged", "campaign"):
+            self.stop()
+            console.print(event.message)
+        elif kind == "dashboard":
+            print(event.message, file=sys.stderr, flush=True)  # a note: stdout is the report's
+        elif kind == "running":
+            self.fuzzer, self.running = event.fuzzer, True
+            if self.quiet:
+                return
+            if not console.is_terminal:
+                self._plain = _plain_progress(console)
+            else:
+                self._start(Live(_status_table(event.fuzzer), console=console, refresh_per_second=4, transient=True))
+        elif kind == "status" and not self.quiet:
+            if self._plain is not None:
+                self._plain(event.fuzzer)
+            elif self._status is not None:
+                self._status.update(_status_table(event.fuzzer))
+        elif kind == "ran":
+            self.running = False
+            self._plain = None
+            self.stop()
+        elif kind == "judging":
+            self._start(console.status("judging the corpus against the mutants"))
+        elif kind == "campaigns" and console.is_terminal and not self.quiet:
+            if self._status is None:
+                self._start(Live(_workers_table(list(event.rows)), console=console, refresh_per_second=2,
+                                 transient=True))
+            else:
+                self._status.update(_workers_table(list(event.rows)))
+
+    def _start(self, display: Any) -> None:
+        self.stop()
+        self._status = display
+        display.start()
+
+    def stop(self) -> None:
+        """Stop the spinner or live table on screen, if any (idempotent)."""
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+
+def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
+    from mu2py.api import fuzz
+
+    view = _View(console, args.quiet)
     try:
-        if args.quiet:
-            result = fuzzer.run()
-        elif not console.is_terminal:
-            fuzzer.on_progress = _plain_progress(console)
-            result = fuzzer.run()
-        else:
-            with Live(_status_table(fuzzer), console=console, refresh_per_second=4, transient=True) as live:
-                fuzzer.on_progress = lambda f: live.update(_status_table(f))
-                result = fuzzer.run()
+        result = fuzz(args.target, trials=args.trials, time=args.time, seed=args.seed, out=args.out,
+                      seeds=args.seeds, guidance=args.guidance, split=args.split, mutant_share=args.mutant_share,
+                      filter=args.filter, workers=args.workers, cluster=args.cluster, judge=args.judge,
+                      targets=prefixes(args), timeout=args.timeout, opt=args.opt, memory_limit=args.memory_limit,
+                      started=getattr(args, "started", None), progress=view)
     except KeyboardInterrupt:
+        view.stop()
+        if not view.running or view.fuzzer is None:
+            raise
         # run() has checkpointed every output on its way out: say what there is and where
-        console.print(_progress_line(fuzzer))
-        where = f"; outputs saved in {out} (run the same command to resume)" if out else ""
+        console.print(_progress_line(view.fuzzer))
+        where = f"; outputs saved in {Path(args.out)} (run the same command to resume)" if args.out else ""
         console.print(f"interrupted{where}")
         return 130
-    if fuzzer.stats.valid == 0:
-        raise UserError("the driver's strategy produced no valid input in the whole budget")
+    finally:
+        view.stop()
+    out = Path(args.out) if args.out else None
     report = result.report
-    if report is None and args.judge:
-        report = _judge_corpus(console, target, config, result.corpus, fuzzer.program)
-    if not args.quiet:
-        console.print(_status_table(fuzzer))
-    for warning in fuzzer.warnings:
+    if args.workers > 1 or args.cluster:  # parallel campaigns, merged
+        if report is not None:
+            print_mutation_report(console, report, max_rows=10, more=f"all of them in {out / 'mutants.json'}",
+                                  survivors=not args.quiet)
+        console.print(f"merged corpus: {out / 'corpus'} ({len(result.corpus)} inputs); "
+                      f"campaigns in {out / 'workers'}")
+        return _failures_found(console, result.stats.failures, out)
+    if not args.quiet and view.fuzzer is not None:
+        console.print(_status_table(view.fuzzer))
+    for warning in result.warnings:
         console.print(f"warning: {warning}")
     if report is not None:
         more = f"all of them in {out / 'mutants.json'}" if out else "give --out to keep the full report"
         print_mutation_report(console, report, max_rows=10, more=more, survivors=not args.quiet)
-        unreached = _unreached_warning(report, fuzzer.program, target.prefixes)
-        if unreached:
-            console.print(f"warning: {unreached}")
-        unjudged = sum(not e.judged for e in result.corpus)
-        if unjudged and not args.judge:
+        if result.unreached:
+            console.print(f"warning: {result.unreached}")
+        if result.unjudged and not args.judge:
             # the kills above are those made during the run: not the corpus's score, which judging gives
             where = f" --input {out / 'corpus'}" if out else ""
-            console.print(f"--no-judge: {_inputs(unjudged)} did not run all their mutants, so the kills above are "
-                          f"a lower bound; `mu2py mutate {args.target}{where}` gives the corpus's score")
+            console.print(f"--no-judge: {_inputs(result.unjudged)} did not run all their mutants, so the kills above "
+                          f"are a lower bound; `mu2py mutate {args.target}{where}` gives the corpus's score")
     if out is not None:
         console.print(f"corpus: {out / 'corpus'} ({_inputs(len(result.corpus))}, each kept because it added "
                       "coverage or killed a mutant)")
-    return _failures_found(console, fuzzer.stats.failures, out)
+    return _failures_found(console, result.stats.failures, out)
 
 
 def _fuzz_or_say_where(args: argparse.Namespace, console: Console,
@@ -185,41 +206,6 @@ def _fuzz_or_say_where(args: argparse.Namespace, console: Console,
         if args.out is None or not exc.kept:
             raise
         raise OutputError(f"{exc}, and the same command resumes from them once it can write") from exc
-
-
-def _unreached_warning(report: dict[str, Any], program: Program | None, targets: Sequence[str]) -> str | None:
-    """Why no input reached a function of the targets, when none did (else None).
-
-    The driver runs mu2py's copies of the targets only through the modules it imports from them;
-    a call made through a module outside `targets` (or an import inside the driver function) runs
-    the original modules, so no mutant can be killed and the campaign learns nothing.
-    """
-    if program is None:
-        return None
-    in_functions = [m for i, m in enumerate(report["mutants"]) if i not in program.static]
-    if not in_functions or any(m["reached"] for m in in_functions):
-        return None
-    return (f"no input reached the code of {', '.join(targets)} (0 of {len(in_functions)} mutants in functions "
-            "reached): the driver calls mu2py's copies of the targets only through target modules it imports at "
-            "module level.  A call through another module, or an import inside the driver function, runs the "
-            "original modules: import a target module in the driver's module, or add the modules the call goes "
-            "through to targets=[...]")
-
-
-def _judge_corpus(console: Console, target: Any, config: Any, corpus: list[Any], program: Any = None) -> dict[str, Any]:
-    """The mutation report of a corpus that no mutant ran on (coverage guidance), judged now and written to
-    `OUT/mutants.json` as a mutation-guided run would have it."""
-    from mu2py.fuzz.mutant_runs import judge_inputs
-
-    with console.status("judging the corpus against the mutants"):
-        report = judge_inputs(target, config, [(e.name, e.value) for e in corpus], program)
-    where = ""
-    if config.out is not None:
-        write_json(config.out / "mutants.json", report)
-        where = f" ({config.out / 'mutants.json'})"
-    console.print(f"coverage guidance runs no mutants: the {len(corpus)} saved inputs were judged against "
-                  f"them at the end{where}")
-    return report
 
 
 def _failures_found(console: Console, failures: int, out: Path | None) -> int:
@@ -240,43 +226,6 @@ def _workers_table(rows: list[dict[str, Any]]) -> Table:
     for k, row in enumerate(rows):
         table.add_row(f"w{k}", *(str(row.get(key, "-")) for key in ("trials", "valid", "mutant_runs", "failures")))
     return table
-
-
-def _fuzz_parallel(args: argparse.Namespace, console: Console, config: Any, prefixes: Any) -> int:
-    from mu2py.fuzz.campaigns import run_parallel
-
-    if config.out is None:
-        raise UserError("--workers needs --out: each campaign writes its own directory under it")
-    cluster = None
-    if args.cluster:
-        from mu2py.engine.cluster import DaskExecutor
-
-        cluster = DaskExecutor(args.cluster)
-        print(f"Dask dashboard: {cluster.dashboard}", file=sys.stderr, flush=True)  # a note: stdout is the report's
-    try:
-        if console.is_terminal and not args.quiet:
-            with Live(_workers_table([{}] * args.workers), console=console, refresh_per_second=2,
-                      transient=True) as live:
-                result, summaries = run_parallel(args.target, prefixes, config, args.workers,
-                                                 lambda rows: live.update(_workers_table(rows)), cluster)
-        else:
-            result, summaries = run_parallel(args.target, prefixes, config, args.workers, cluster=cluster)
-    finally:
-        if cluster is not None:
-            cluster.close()
-    for k, summary in enumerate(summaries):
-        console.print(f"campaign w{k} (seed {config.seed + k}): {summary}")
-    report = result.report
-    if report is None and args.judge:
-        from mu2py.target.modules import resolve_target
-
-        report = _judge_corpus(console, resolve_target(args.target, prefixes), config, result.corpus)
-    if report is not None:
-        print_mutation_report(console, report, max_rows=10, more=f"all of them in {config.out / 'mutants.json'}",
-                              survivors=not args.quiet)
-    console.print(f"merged corpus: {config.out / 'corpus'} ({len(result.corpus)} inputs); "
-                  f"campaigns in {config.out / 'workers'}")
-    return _failures_found(console, result.stats.failures, config.out)
 
 
 def _repro(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:

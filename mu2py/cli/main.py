@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, NoReturn
 
 from rich.console import Console
@@ -16,7 +17,6 @@ from rich.table import Table
 from mu2py.budget import now as budget_clock
 from mu2py.budget import process_started
 from mu2py.cli.argtypes import VersionAction, percent, positive_int
-from mu2py.cli.progress import below_fail_under
 from mu2py.errors import STORAGE_ERRNOS, OutputError, UserError
 
 Command = Callable[[argparse.Namespace, Console], int]
@@ -37,14 +37,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # type: ignore[override]
         """Print `mu2py: error: ...` and exit with EXIT_USAGE."""
         self.exit(EXIT_USAGE, f"mu2py: error: {message}\n")
-
-
-def below_threshold(console: Console, summary: dict[str, Any], fail_under: float | None) -> bool:
-    """Whether the score of a `mutate`-shaped summary is below --fail-under (printed as one line if so)."""
-    shortfall = below_fail_under(100 * summary["killed"] / summary["total"] if summary["total"] else 100.0, fail_under)
-    if shortfall:
-        console.print(shortfall)
-    return shortfall is not None
 
 
 def _mutants(args: argparse.Namespace, console: Console) -> int:
@@ -80,71 +72,45 @@ def _prefixes(args: argparse.Namespace) -> tuple[str, ...] | None:
     return tuple(p.strip() for p in args.targets.split(",") if p.strip()) if args.targets else None
 
 
-def _unique_labels(inputs: list[Any]) -> list[Any]:
-    """The inputs with distinct labels: a repeated one gets ` (#k)`, so every kill names one input."""
-    from dataclasses import replace
-
-    seen: dict[str, int] = {}
-    unique = []
-    for item in inputs:
-        seen[item.label] = seen.get(item.label, 0) + 1
-        unique.append(item if seen[item.label] == 1 else replace(item, label=f"{item.label} (#{seen[item.label]})"))
-    return unique
-
-
 def _mutate(args: argparse.Namespace, console: Console) -> int:
-    from mu2py.feedback.analysis import Analysis
-    from mu2py.inputs.generators import source_for
-    from mu2py.inputs.replay import load_files, load_literals
-    from mu2py.mutants.catalog import Program
-    from mu2py.target.modules import resolve_target
+    from mu2py.api import MutateProgress, mutate
 
-    if not args.input and not args.value:
-        raise UserError("give inputs with --input PATH... or --value LITERAL...")
-    target = resolve_target(args.target, _prefixes(args))
-    assert target.driver is not None
-    inputs = []
-    if args.input:
-        inputs += load_files(args.input, source_for(target.driver.source))
-    if args.value:
-        inputs += load_literals(args.value)
-    inputs = _unique_labels(inputs)
-    program = Program(target)
-    analysis = Analysis(program, pruning=args.opt, timeout=args.timeout, memory_mb=args.memory_limit)
-    try:
-        if args.cluster or args.workers > 1:
-            from mu2py.engine.cluster import executor_for
-            from mu2py.feedback.shards import mutate_sharded
+    run = partial(mutate, args.target, inputs=args.input or (), values=args.value or (), targets=_prefixes(args),
+                  timeout=args.timeout, opt=args.opt, memory_limit=args.memory_limit, workers=args.workers,
+                  cluster=args.cluster, fail_under=args.fail_under)
+    if args.cluster or args.workers > 1:
+        def sharded(p: MutateProgress) -> None:
+            if p.note:
+                print(p.note, file=sys.stderr, flush=True)  # stdout: the report's
 
-            with executor_for(args.workers, args.cluster) as pool, console.status("running mutant shards"):
-                if args.cluster:
-                    print(f"Dask dashboard: {pool.dashboard}", file=sys.stderr, flush=True)  # stdout: the report's
-                shards = 4 * max(pool.workers, 1)  # a few shards per worker: a slow shard does not idle the rest
-                labelled = [(i.label, i.value) for i in inputs]
-                mutate_sharded(analysis, args.target, _prefixes(args), labelled, pool, shards)
-        elif console.is_terminal:
-            with console.status("running mutants", spinner="dots") as status:
-                for n, item in enumerate(inputs, 1):
-                    status.update(f"input {n}/{len(inputs)}: {item.label}")
-                    analysis.analyse(item.value, item.label)
-        else:  # a log: a plain line per input that took a while, so a long run is never silent
-            last = time.perf_counter()
-            for n, item in enumerate(inputs, 1):
-                analysis.analyse(item.value, item.label)
-                if time.perf_counter() - last >= 5.0 and not args.json:
-                    last = time.perf_counter()
-                    console.print(f"input {n}/{len(inputs)} judged: {len(analysis.kills)} mutants killed so far")
-    finally:
-        analysis.close()  # the mutant host
-    report = analysis.report()
-    report["inputs"] = [i.label for i in inputs]
+        with console.status("running mutant shards"):
+            result = run(progress=sharded)
+    elif console.is_terminal:
+        with console.status("running mutants", spinner="dots") as status:
+            def spin(p: MutateProgress) -> None:
+                if p.label is not None:
+                    status.update(f"input {p.judged + 1}/{p.total}: {p.label}")
+
+            result = run(progress=spin)
+    else:  # a log: a plain line per input that took a while, so a long run is never silent
+        last = time.perf_counter()
+
+        def plain(p: MutateProgress) -> None:
+            nonlocal last
+            if p.judged and time.perf_counter() - last >= 5.0 and not args.json:
+                last = time.perf_counter()
+                console.print(f"input {p.judged}/{p.total} judged: {p.killed} mutants killed so far")
+
+        result = run(progress=plain)
     if args.json:
-        print(json.dumps(report, indent=1), file=console.file)
+        print(json.dumps(result.report, indent=1), file=console.file)
     else:
         from mu2py.cli.report import print_mutation_report
 
-        print_mutation_report(console, report, max_rows=40, more="use --json for all")
-    return EXIT_BELOW_THRESHOLD if below_threshold(console, report["summary"], args.fail_under) else EXIT_OK
+        print_mutation_report(console, result.report, max_rows=40, more="use --json for all")
+    if result.shortfall:
+        console.print(result.shortfall)
+    return EXIT_BELOW_THRESHOLD if result.shortfall else EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:

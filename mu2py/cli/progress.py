@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import time
 
+# the --fail-under line is the API's (its results carry it); the commands import it from here
+from mu2py.api import below_fail_under as below_fail_under
+
 PROGRESS_EVERY = 5.0  # seconds between plain progress lines (no terminal: a CI log, a pipe)
 
 
@@ -28,16 +31,3 @@ class Throttle:
     def elapsed(self) -> float:
         """Seconds since the throttle was made (the command's start)."""
         return time.monotonic() - self.started
-
-
-def below_fail_under(score: float | None, fail_under: float | None) -> str | None:
-    """The one line to print when a score (a percentage) is under --fail-under, else None.
-
-    No score (no mutant was judged, e.g. a --since run whose change touches none) is no shortfall.
-    """
-    if fail_under is None or score is None or score >= fail_under:
-        return None
-    shown = f"{score:.1f}"
-    if float(shown) >= fail_under:  # 94.96 is below 95, though it prints as 95.0: say so with the digits that show it
-        shown = f"{score:.2f}"
-    return f"mutation score {shown}% is below --fail-under {fail_under:g}%"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,6 @@ from mu2py.cli.progress import Throttle, below_fail_under
 from mu2py.errors import UserError
 from mu2py.score.reports import nothing_judged, score_percent, summary_percent
 from mu2py.score.scope import shard_arg
-from mu2py.target.project import load_config, modules_to_mutate
 
 
 def _rel(file: str, root: Path) -> str:
@@ -42,62 +42,36 @@ def _summary_table(report: dict[str, Any], root: Path) -> Table:
 def _score(args: argparse.Namespace, console: Console) -> int:
     from rich.live import Live
 
-    from mu2py.score.config import ScoreConfig
-    from mu2py.score.diffs import add_diffs
-    from mu2py.score.reports import report
-    from mu2py.score.scope import Scope
-    from mu2py.score.scoring import score
-    from mu2py.score.since import changed_lines
-    from mu2py.score.spec import SuiteSpec
+    from mu2py.api import ScoreProgress, score
 
     _check_ci_arguments(args)
-    root = Path(args.root).resolve()
-    config = load_config(root)
-    skip = list(config.get("skip", [])) + list(args.skip or [])
-    # the command line wins over [tool.mu2py]; the two forms exclude each other
-    modules, files, sys_path = modules_to_mutate(root, config, args.package, args.paths, skip)
-    tests = args.tests or config.get("tests") or []
-    pytest_args = [*tests, *config.get("pytest_args", []), *(args.pytest_args or [])]
-    spec = SuiteSpec(root=str(root), pytest_args=tuple(pytest_args), modules=tuple(modules), files=tuple(files),
-                     sys_path=tuple(sys_path), skip_patterns=tuple(config.get("skip_lines", [])))
-    cache = None if args.no_cache else Path(args.cache) if args.cache else root / ".mu2py-cache" / "score.json"
-    lines = changed_lines(root, args.since, files) if args.since else None
-    score_config = ScoreConfig(workers=args.workers, pruning=args.opt, timeout_factor=args.timeout_factor,
-                               cache=cache, cluster=args.cluster, import_time=args.import_time,
-                               scope=Scope(lines=lines, shard=args.shard, since=args.since))
     live_wanted = console.is_terminal and not args.json
 
-    def line(state: Any, phase: str) -> str:
-        if phase.startswith("Dask"):
+    def line(p: ScoreProgress) -> str:
+        if p.phase.startswith("Dask"):
             # a note for people following the run: on stderr, stdout carries only the report (--json)
-            print(phase, file=sys.stderr, flush=True)
-        scoped = state.selected  # --since, --shard: the others are not this run's to judge
-        done = sum(1 for i in state.verdicts if scoped is None or i in scoped)
-        total = len(scoped) if scoped is not None else len(state.program.mutants)
-        return f"[{phase}] {done}/{total} mutants judged ({state.cached} from cache)"
+            print(p.phase, file=sys.stderr, flush=True)
+        return f"[{p.phase}] {p.judged}/{p.total} mutants judged ({p.cached} from cache)"
 
+    run = partial(score, args.root, package=args.package, paths=args.paths, tests=args.tests, skip=args.skip,
+                  pytest_args=args.pytest_args, workers=args.workers, cluster=args.cluster,
+                  timeout_factor=args.timeout_factor, opt=args.opt, import_time=args.import_time, cache=args.cache,
+                  no_cache=args.no_cache, since=args.since, shard=args.shard, fail_under=args.fail_under)
     if live_wanted:
         with Live("loading", console=console, refresh_per_second=2, transient=True) as live:
-            state = score(spec, score_config, lambda s, phase: live.update(line(s, phase)))
+            result = run(progress=lambda p: live.update(line(p)))
     else:
         # no terminal (a CI log, a pipe): plain lines, one per phase change and then every few seconds,
         # to stderr when stdout carries the JSON report
         stream = sys.stderr if args.json else sys.stdout
         throttle = Throttle()
 
-        def plain(s: Any, phase: str) -> None:
-            if throttle.due(phase):
-                print(f"{line(s, phase)}, {throttle.elapsed:.0f} s", file=stream, flush=True)
+        def plain(p: ScoreProgress) -> None:
+            if throttle.due(p.phase):
+                print(f"{line(p)}, {throttle.elapsed:.0f} s", file=stream, flush=True)
 
-        state = score(spec, score_config, plain)
-    result = report(state)
-    result["root"] = str(root)  # so that score-merge can move the paths to its own checkout
-    add_diffs(result, state.program, root)  # every mutant's: 0.2 s for 3,000 (see `diffs`)
-    if cache is not None:
-        from mu2py.score.show import keep_last
-
-        keep_last(result, cache)  # what `show` and `apply` read
-    return _present(result, args, root, console)
+        result = run(progress=plain)
+    return _present(result.report, args, result.root, console)
 
 
 def _present(result: dict[str, Any], args: argparse.Namespace, root: Path, console: Console) -> int:

@@ -1,0 +1,384 @@
+"""The kill workflow: score a suite, fuzz its survivors' functions, write and verify tests, score again.
+
+Steps, in order (each reported as one plain line through `progress`):
+
+1. score the suite (`mu2py.score`, its verdict cache reused) and group the undetected mutants
+   by the function that can reach them (`survivors`);
+2. run the suite once more under a profile hook to record the arguments it passes to those
+   functions (`seeds`), and infer each function's driver from its hints, its `.pyi` stub,
+   its defaults and those values;
+3. fuzz each function with its mutant runs limited to the survivors still alive (`aim`),
+   the budget split evenly between functions, most survivors first;
+4. replay each killing input on the original and write one test per input (`write`);
+5. verify in fresh interpreters (`verify`): a test failing on the original is dropped, and a
+   test is kept only for the mutants it makes fail; the files are rewritten accordingly;
+6. score the suite plus the written tests (before and after: all mutants, and those in
+   function bodies), and rank the likely-equivalent survivors (`equivalents`).
+
+Everything lands in `out`: `tests/` (the test files, written atomically), `report.json`
+and `equivalents.json`; `out` is locked for the whole run and released however it ends.
+The same seed and trial budget give the same tests.  `mu2py.api.kill` is the public entry.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mu2py.errors import UserError
+from mu2py.survivors.aim import ASSERTABLE, Campaign
+from mu2py.survivors.equivalents import Likely
+from mu2py.survivors.survivors import Group, group_survivors
+from mu2py.survivors.write import KillCase, Rendered
+
+if TYPE_CHECKING:
+    from mu2py.score.spec import SuiteSpec
+
+DEFAULT_TIME = "60s"
+DETECTED = ("killed", "timeout")
+
+
+@dataclass(frozen=True)
+class KillOptions:
+    """What `mu2py kill` is given: the project, the suite, the fuzzing budget and where the tests go.
+
+    Invariant: `trials` and `time` exclude each other; neither given is `time` `DEFAULT_TIME`.
+    """
+
+    root: Path
+    package: str | None = None
+    paths: tuple[str, ...] | None = None
+    tests: tuple[str, ...] | None = None
+    out: Path = Path("mu2py-kill")
+    time: str | None = None  # as the user wrote it (it is quoted in the written tests' header)
+    trials: int | None = None
+    seed: int = 0
+    workers: int = 1
+    timeout: float | None = None
+    no_cache: bool = False
+
+
+@dataclass(frozen=True)
+class KillResult:
+    """What a kill run wrote and measured; `report` is `OUT/report.json` as written.
+
+    Invariants: every id in `killed_by_tests` is claimed by a test in `written`; `scores` holds `before` and
+    `after` figures (`score_figures`); `likely` is ranked most evidence first.
+    """
+
+    report: dict[str, Any]
+    out: Path
+    tests_out: Path
+    written: dict[str, list[str]]  # module -> names of the verified tests written for it
+    killed_by_tests: list[str]
+    scores: dict[str, dict[str, dict[str, Any]]]
+    notes: list[str]
+    likely: list[Likely]
+    unreached: int
+    phases: dict[str, float]
+    exit_code: int = 0
+
+
+def _score_report(spec: Any, workers: int, cache: Path | None) -> dict[str, Any]:
+    from mu2py.score.config import ScoreConfig
+    from mu2py.score.reports import report
+    from mu2py.score.scoring import score
+
+    return report(score(spec, ScoreConfig(workers=workers, cache=cache)))
+
+
+def score_figures(report: dict[str, Any]) -> dict[str, Any]:
+    """Detected / total over all mutants and over function-body mutants (not run at import) of a score report."""
+    body = [m for m in report["mutants"] if not m["at_import"]]
+
+    def share(entries: list[dict[str, Any]]) -> dict[str, Any]:
+        detected = sum(1 for m in entries if m["status"] in DETECTED)
+        return {"detected": detected, "total": len(entries),
+                "score": round(detected / len(entries), 4) if entries else None}
+
+    return {"all": share(report["mutants"]), "function_body": share(body)}
+
+
+def figure(f: dict[str, Any]) -> str:
+    """A score figure as the kill summary shows it: `50.0% (3/6)`."""
+    from mu2py.score.reports import score_percent
+
+    return f"{score_percent(f['detected'], f['total'])} ({f['detected']}/{f['total']})"
+
+
+def _cases(campaign: Campaign, by_id: dict[str, dict[str, Any]]) -> list[KillCase]:
+    """One KillCase per input that killed aimed mutants by output or exception, in the order inputs were saved."""
+    from mu2py.engine.runs import Status
+    from mu2py.testgen.function_driver import run_original
+    from mu2py.testgen.regression import exception_ref
+    from mu2py.testgen.render import Case
+
+    assert campaign.spec is not None and campaign.target is not None
+    by_input: dict[str, list[str]] = {}
+    for mutant_id, (label, reason) in sorted(campaign.kills.items()):
+        if reason in ASSERTABLE and label in campaign.inputs:
+            by_input.setdefault(label, []).append(mutant_id)
+    cases = []
+    for label in sorted(by_input):
+        value = campaign.inputs[label]
+        result, exc = run_original(campaign.target, value)
+        if result.status is Status.TIMEOUT:
+            continue
+        if exc is not None:
+            ref, module, _ = exception_ref(exc)
+            # the message is asserted (a mutant of it is killed only so) when a second run gives it again: one that
+            # names an address or a time would fail the written test on the original
+            _, again = run_original(campaign.target, value)
+            message = str(exc)
+            match = message if message and again is not None and str(again) == message else None
+            case = Case(label, value, raises=ref, raises_module=module, match=match)
+        else:
+            case = Case(label, value, expected=result.output)
+        mutants = sorted((by_id[i] for i in by_input[label]), key=lambda m: (m["line"], m["column"], m["id"]))
+        cases.append(KillCase(campaign.spec, case, mutants))
+    return cases
+
+
+def _render_all(cases: dict[str, list[KillCase]], command: str, root: Path) -> dict[str, Rendered]:
+    from mu2py.survivors.write import render
+
+    return {module: render(module, kcs, command, root) for module, kcs in sorted(cases.items()) if kcs}
+
+
+def _write_verified(say: Callable[[str], None], cases: dict[str, list[KillCase]], programs: dict[str, Any],
+                    tests_out: Path, command: str, root: Path, sys_path: list[str],
+                    workers: int) -> tuple[dict[str, Rendered], list[str]]:
+    """Write, verify in fresh interpreters, and rewrite with only what verified; returns the modules and notes."""
+    from mu2py.survivors.verify import Sessions
+    from mu2py.survivors.write import write
+
+    notes: list[str] = []
+    rendered = _render_all(cases, command, root)
+    for r in rendered.values():
+        notes += [f"{kc.spec.qualname} input {kc.case.id}: no test written, {why}" for kc, why in r.left_out]
+    files = {module: write(tests_out, module, r) for module, r in rendered.items()}
+    sessions = Sessions(str(root), sys_path, sorted(programs))
+    try:
+        return _verified(say, sessions, cases, programs, rendered, files, tests_out, command, root, workers,
+                         notes)
+    finally:
+        sessions.close()
+
+
+def _verified(say: Callable[[str], None], sessions: Any, cases: dict[str, list[KillCase]], programs: dict[str, Any],
+              rendered: dict[str, Rendered], files: dict[str, Path], tests_out: Path, command: str, root: Path,
+              workers: int, notes: list[str]) -> tuple[dict[str, Rendered], list[str]]:
+    from mu2py.survivors.verify import MutantSource, killing, passing
+    from mu2py.survivors.write import file_stem, write
+
+    ok, output = passing(sessions, list(files.values())) if files else ({}, "")
+    if files and not ok:
+        raise UserError(f"the written tests did not run in a fresh interpreter: {output}")
+    claims: dict[MutantSource, list[str]] = {}
+    for module, r in rendered.items():
+        program = programs[module]
+        for name, kc in r.tests.items():
+            if not ok.get(name):
+                notes.append(f"{file_stem(module)}::{name}: dropped, it fails on the original in a fresh interpreter")
+                continue
+            for m in kc.mutants:
+                info = program.module_of(m["id"])
+                source = MutantSource(m["id"], m["module"], info.file, info.is_package, program.mutant_source(m["id"]))
+                claims.setdefault(source, []).append(f"{files[module]}::{name}")
+    say(f"verifying: {len(claims)} mutants, each with the tests claiming it, in fresh interpreters")
+    killed = killing(sessions, claims, workers)
+    for module, kcs in cases.items():
+        kept = []
+        for kc in kcs:
+            if kc.test_name not in rendered[module].tests or not ok.get(kc.test_name):
+                continue
+            verified = [m for m in kc.mutants if kc.test_name in killed.get(m["id"], set())]
+            if len(verified) < len(kc.mutants):
+                lost = [m["id"] for m in kc.mutants if m not in verified]
+                notes.append(f"{file_stem(module)}::{kc.test_name}: does not fail on {', '.join(lost)} in a fresh "
+                             "interpreter" + ("; dropped" if not verified else ""))
+            if verified:
+                kept.append(replace(kc, mutants=verified))
+        cases[module] = kept
+    final = _render_all(cases, command, root)
+    for module in rendered:
+        if module not in final:
+            for suffix in (".py", ".pickle"):
+                (tests_out / f"{file_stem(module)}{suffix}").unlink(missing_ok=True)
+    for module, r in final.items():
+        write(tests_out, module, r)
+    return final, notes
+
+
+def command_line(options: KillOptions) -> str:
+    """The `mu2py kill` command that gives `options` (quoted in the written tests' header)."""
+    what = (f"--package {options.package}" if options.package else
+            f"--paths {' '.join(options.paths)}" if options.paths else "")
+    parts = ["mu2py kill", what, f"--tests {' '.join(options.tests)}" if options.tests else "",
+             f"--trials {options.trials}" if options.trials is not None else f"--time {options.time or DEFAULT_TIME}",
+             f"--seed {options.seed}"]
+    return " ".join(p for p in parts if p)
+
+
+def run_kill(options: KillOptions, say: Callable[[str], None]) -> KillResult:
+    """The whole kill workflow (see the module docstring); `say` gets each progress line as it happens.
+
+    Raises `UserError` for bad options or a suite with no survivor to aim at; `options.out` stays locked
+    until this returns or raises.
+    """
+    from mu2py.budget import parse_duration
+    from mu2py.score.spec import SuiteSpec
+    from mu2py.store.atomic import DirectoryLock
+    from mu2py.target.project import load_config, modules_to_mutate
+
+    if options.trials is not None and options.trials < 1:
+        raise UserError("--trials must be at least 1")
+    if options.trials is not None and options.time is not None:
+        raise UserError("give --trials or --time, not both")
+    # every option is checked before the output folder is touched: a typo leaves nothing behind
+    seconds = None if options.trials is not None else parse_duration(options.time or DEFAULT_TIME)
+    root = options.root.resolve()
+    config = load_config(root)
+    skip = list(config.get("skip", []))
+    modules, files, sys_path = modules_to_mutate(root, config, options.package,
+                                                 list(options.paths) if options.paths else None, skip)
+    pytest_args = [*(options.tests or config.get("tests") or []), *config.get("pytest_args", [])]
+    spec = SuiteSpec(root=str(root), pytest_args=tuple(pytest_args), modules=tuple(modules), files=tuple(files),
+                     sys_path=tuple(sys_path), skip_patterns=tuple(config.get("skip_lines", [])))
+    out = options.out.resolve()
+    lock = DirectoryLock(out)  # one run per output folder
+    try:
+        return _locked(options, spec, seconds, out, say)
+    finally:
+        lock.release()
+
+
+def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: Path,
+            say: Callable[[str], None]) -> KillResult:
+    """`run_kill` once its options are checked and `out` is locked."""
+    from mu2py.store.atomic import write_json
+    from mu2py.survivors.equivalents import rank
+    from mu2py.survivors.seeds import record_seeds
+    from mu2py.testgen.regression import split_budget
+
+    root = Path(spec.root)
+    modules, sys_path, pytest_args = list(spec.modules), list(spec.sys_path), list(spec.pytest_args)
+    tests_out = out / "tests"
+    for entry in reversed(sys_path):  # the package is imported here to infer its functions' drivers
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+    phases: dict[str, float] = {}
+    clock = time.monotonic()
+
+    def phase(name: str) -> None:
+        nonlocal clock
+        now = time.monotonic()
+        phases[name] = round(now - clock, 2)
+        clock = now
+
+    say(f"scoring the suite ({', '.join(pytest_args) or 'pytest defaults'}) on {', '.join(modules)}")
+    before = _score_report(spec, options.workers, None if options.no_cache else root / ".mu2py-cache" / "score.json")
+    by_id = {m["id"]: m for m in before["mutants"]}
+    grouped = group_survivors(before)
+    phase("score before")
+    say(f"score before: {figure(score_figures(before)['all'])}; function bodies "
+        f"{figure(score_figures(before)['function_body'])}")
+    if not grouped.groups:
+        raise UserError("no surviving mutant to aim at: the suite detects every mutant in a function"
+                        + (f" ({len(grouped.left_out)} module-level survivors cannot be aimed at)"
+                           if grouped.left_out else ""))
+    say(f"survivors: {grouped.aimed} in {len(grouped.groups)} functions"
+        + (f" ({len(grouped.left_out)} at module level or in nested classes, not aimed at)"
+           if grouped.left_out else ""))
+    seeds = record_seeds(str(root), pytest_args, [(g.module, g.function) for g in grouped.groups], sys_path)
+    phase("seeds")
+    alive: dict[str, set[str]] = {}
+    for g in grouped.groups:
+        alive.setdefault(g.module, set()).update(m["id"] for m in g.mutants)
+    per_trials, per_seconds = split_budget(options.trials, seconds, len(grouped.groups), 1)
+    campaigns: list[Campaign] = []
+    notes: list[str] = []
+    for n, (group, trials) in enumerate(zip(grouped.groups, per_trials, strict=True), 1):
+        campaign = _aim_one(group, trials, per_seconds, options, seeds, alive)
+        campaigns.append(campaign)
+        alive[group.module] -= set(campaign.kills)
+        status = campaign.error or (f"{campaign.trials} trials, killed {len(campaign.kills)} "
+                                    f"({sum(1 for m in group.mutants if m['id'] in campaign.kills)}"
+                                    f"/{len(group.mutants)} of its own survivors)")
+        say(f"[{n}/{len(grouped.groups)}] {group.qualname}: {status}")
+        if campaign.error:
+            notes.append(f"{group.qualname}: not fuzzed, {campaign.error}")
+    phase("fuzz")
+    cases: dict[str, list[KillCase]] = {}
+    programs: dict[str, Any] = {}
+    for campaign in campaigns:
+        if campaign.error is None and campaign.spec is not None:
+            cases.setdefault(campaign.spec.module, []).extend(_cases(campaign, by_id))
+            programs.setdefault(campaign.spec.module, campaign.program)
+    command = command_line(options)
+    final, verify_notes = _write_verified(say, cases, programs, tests_out, command, root, sys_path, options.workers)
+    notes += verify_notes
+    phase("write and verify")
+    written = {m: sorted(r.tests) for m, r in final.items()}
+    killed_by_tests = {m["id"] for r in final.values() for kc in r.tests.values() for m in kc.mutants}
+    after = before
+    if final:
+        say("scoring the suite with the written tests")
+        after_spec = replace(spec, pytest_args=(*spec.pytest_args, str(tests_out)))
+        after = _score_report(after_spec, options.workers, None if options.no_cache else out / "score-cache.json")
+    phase("score after")
+    reached, infected, runs = Counter[str](), Counter[str](), Counter[str]()
+    for campaign in campaigns:
+        reached.update(campaign.reached)
+        infected.update(campaign.infected)
+        runs.update(campaign.runs)
+    after_by_id = {m["id"]: m for m in after["mutants"]}
+    aimed_ids = [m["id"] for g in grouped.groups for m in g.mutants]
+    still = [by_id[i] for i in aimed_ids if after_by_id.get(i, {}).get("status") not in DETECTED]
+    likely, unreached = rank(still, reached, infected, runs)
+    figures = {"before": score_figures(before), "after": score_figures(after)}
+    write_json(out / "equivalents.json", {"likely": [e.to_json() for e in likely], "unreached": unreached})
+    report = {
+        "command": command, "scores": figures, "phases": phases, "notes": notes,
+        "tests": {m: {"file": str(tests_out / f"{_stem(m)}.py"),
+                      "tests": {name: [k["id"] for k in final[m].tests[name].mutants] for name in names}}
+                  for m, names in written.items()},
+        "functions": [{"function": c.qualname, "trials": c.trials, "killed": sorted(c.kills), "error": c.error}
+                      for c in campaigns],
+        "killed_by_tests": sorted(killed_by_tests), "left_out": [
+            {"id": m["id"], "why": why} for m, why in grouped.left_out],
+    }
+    write_json(out / "report.json", report)
+    return KillResult(report=report, out=out, tests_out=tests_out, written=written,
+                      killed_by_tests=sorted(killed_by_tests), scores=figures, notes=notes, likely=likely,
+                      unreached=unreached, phases=phases)
+
+
+def _stem(module: str) -> str:
+    from mu2py.survivors.write import file_stem
+
+    return file_stem(module)
+
+
+def _aim_one(group: Group, trials: int | None, seconds: float | None, options: KillOptions,
+             seeds: dict[str, dict[str, list[Any]]], alive: dict[str, set[str]]) -> Campaign:
+    """Infer `group`'s function's driver (with the suite's values as seeds) and fuzz it at the module's survivors."""
+    from mu2py.survivors.aim import aim
+    from mu2py.survivors.seeds import seeded
+    from mu2py.testgen.signatures import infer_named
+
+    values = seeds.get(group.qualname, {})
+    try:
+        spec = infer_named(group.module, group.function, seeds={name: seeded(v) for name, v in values.items()})
+    except (UserError, AttributeError) as exc:
+        return Campaign(group.qualname, error=f"cannot be called: {exc}")
+    if spec.skipped:
+        return Campaign(group.qualname, spec, error=spec.skipped)
+    return aim(spec, set(alive[group.module]), trials, seconds, options.seed, options.timeout)
+
+

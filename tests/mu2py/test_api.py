@@ -1,0 +1,126 @@
+"""The Python API (`mu2py.score`, `mu2py.mutate`, ...) gives what the commands' --json prints, and prints nothing."""
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import mu2py
+from mu2py.cli.main import main
+from mu2py.errors import UserError
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "tests" / "data" / "score_sample"
+SORT = "targets.insertion_sort.driver:sort"
+
+
+def _untimed(value):
+    """A report without its timings (seconds and phase times differ run to run; nothing else may)."""
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if k not in ("seconds", "baseline_seconds", "time")}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
+def _readme_example() -> str:
+    """The Python code block of README.md's "Python API" section."""
+    section = (ROOT / "README.md").read_text().split("## Python API", 1)[1].split("\n## ", 1)[0]
+    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+
+
+@pytest.fixture(scope="module")
+def readme_run(tmp_path_factory):
+    """README's example, run where `project` is a copy of the score sample; its names and what it printed."""
+    import contextlib
+    import io
+    import os
+
+    where = tmp_path_factory.mktemp("api")
+    shutil.copytree(SAMPLE, where / "project")
+    printed = io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(where)
+    try:
+        with contextlib.redirect_stdout(printed):
+            names: dict = {}
+            exec(compile(_readme_example(), "README.md", "exec"), names)
+    finally:
+        os.chdir(cwd)
+    return where / "project", names, printed.getvalue()
+
+
+def test_the_readme_example_runs(readme_run):
+    _, names, printed = readme_run
+    assert isinstance(names["result"], mu2py.api.ScoreResult)
+    assert re.match(r"score \d+\.\d%: exit code 0\n", printed)
+    assert "@@" in printed  # a survivor's diff
+
+
+def test_score_equals_what_score_json_prints(readme_run, capsys):
+    project, names, _ = readme_run
+    result = names["result"]
+    code = main(["score", "--root", str(project), "--paths", "sample_pkg", "--tests", "tests", "--no-cache",
+                 "--json", "--fail-under", "50"])
+    assert code == result.exit_code == 0 and result.passed
+    assert _untimed(result.report) == _untimed(json.loads(capsys.readouterr().out))
+    assert result.root == project.resolve() and 0 < result.score < 1
+
+
+def test_fail_under_is_the_exit_code_not_an_exit(readme_run):
+    project, names, _ = readme_run
+    below = mu2py.api.ScoreResult(names["result"].report, project, fail_under=99.5)
+    assert below.exit_code == 1 and not below.passed and "below --fail-under 99.5%" in below.shortfall
+
+
+def test_mutate_equals_what_mutate_json_prints(capsys):
+    seen = []
+    result = mu2py.mutate(SORT, values=["[3, 2, 1]", "[1]", "[1]"], timeout=0.5, progress=seen.append)
+    assert capsys.readouterr().out == ""  # progress goes to the callback, nothing to stdout
+    assert main(["mutate", SORT, "--value", "[3, 2, 1]", "--value", "[1]", "--value", "[1]", "--timeout", "0.5",
+                 "--json"]) == result.exit_code
+    assert result.report == json.loads(capsys.readouterr().out)
+    labels = ["--value [3, 2, 1]", "--value [1]", "--value [1] (#2)"]  # a repeated input gets its number
+    assert result.report["inputs"] == labels
+    assert [(p.judged, p.label) for p in seen] == [*enumerate(labels), (3, None)]
+    assert 0 < result.killed <= result.total
+
+
+def test_bad_input_is_a_user_error_not_an_exit():
+    with pytest.raises(UserError, match="give inputs"):
+        mu2py.mutate(SORT)
+    with pytest.raises(UserError, match="--opt"):
+        mu2py.mutate(SORT, values=["[1]"], opt="fast")
+    with pytest.raises(UserError, match="--fail-under"):
+        mu2py.score(".", fail_under=120)
+
+
+def test_jobs_are_attributes_of_the_package():
+    import mu2py.score.config  # noqa: F401  # binds mu2py.score to the subpackage: it is the job all the same
+
+    assert callable(mu2py.score) and callable(mu2py.fuzz) and mu2py.kill is mu2py.api.kill
+
+
+def test_fuzz_equals_what_fuzz_writes(tmp_path, capsys):
+    kinds = []
+    result = mu2py.fuzz(SORT, trials=150, seed=3, out=tmp_path / "api", progress=lambda e: kinds.append(e.kind))
+    assert capsys.readouterr().out == ""
+    assert main(["fuzz", SORT, "--trials", "150", "--seed", "3", "--out", str(tmp_path / "cli"),
+                 "--quiet"]) == result.exit_code == 0
+    written = json.loads((tmp_path / "cli" / "mutants.json").read_text())
+    assert result.report == written == json.loads((tmp_path / "api" / "mutants.json").read_text())
+    state = json.loads((tmp_path / "cli" / "state.json").read_text())["stats"]
+    assert (result.stats.trials, result.stats.valid, result.stats.mutant_runs) == (
+        state["trials"], state["valid"], state["mutant_runs"])
+    assert [e.name for e in result.corpus] == sorted(p.stem for p in (tmp_path / "cli" / "corpus").glob("*.bin"))
+    assert result.mutants == len(written["mutants"]) and result.out == tmp_path / "api"
+    assert kinds[:3] == ["loading", "loaded", "running"] and kinds[-1] == "ran"
+
+
+def test_fuzz_needs_a_budget():
+    with pytest.raises(UserError, match="give a budget"):
+        mu2py.fuzz(SORT)
+    with pytest.raises(UserError, match="not a positive duration"):
+        mu2py.fuzz(SORT, time="0s")
