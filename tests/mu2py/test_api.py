@@ -16,10 +16,15 @@ SAMPLE = ROOT / "tests" / "data" / "score_sample"
 SORT = "targets.insertion_sort.driver:sort"
 
 
+# differ run to run: timings, and which test killed a mutant first and after how many (a worker tries the killers of
+# the line's earlier mutants first, and which mutants a worker judged before follows the scheduling); statuses may not
+_RUN_TO_RUN = ("seconds", "baseline_seconds", "time", "killed_by", "tests_run")
+
+
 def _untimed(value):
-    """A report without its timings (seconds and phase times differ run to run; nothing else may)."""
+    """A report without what differs run to run (see `_RUN_TO_RUN`)."""
     if isinstance(value, dict):
-        return {k: _untimed(v) for k, v in value.items() if k not in ("seconds", "baseline_seconds", "time")}
+        return {k: _untimed(v) for k, v in value.items() if k not in _RUN_TO_RUN}
     if isinstance(value, list):
         return [_untimed(v) for v in value]
     return value
