@@ -103,8 +103,27 @@ class ScoreProgress:
     cached: int
 
 
+class _Gate:
+    """A result with a `--fail-under` gate: `shortfall` (None when it passes) decides `passed` and `exit_code`."""
+
+    @property
+    def shortfall(self) -> str | None:
+        """The line saying the score is under `fail_under` (None when it is not)."""
+        raise NotImplementedError
+
+    @property
+    def passed(self) -> bool:
+        """Whether the score is at least `fail_under` (always, without one)."""
+        return self.shortfall is None
+
+    @property
+    def exit_code(self) -> int:
+        """The exit status of the command for this result: 0, or 1 below `fail_under` (`score`: --baseline aside)."""
+        return 0 if self.passed else 1
+
+
 @dataclass(frozen=True)
-class ScoreResult:
+class ScoreResult(_Gate):
     """A suite's mutation score: `report` is what `mu2py score --json` prints for the same run.
 
     Invariants: `report["root"]` is `str(root)`; every mutant's entry has its `diff`; `exit_code` is 1
@@ -128,16 +147,6 @@ class ScoreResult:
         # from the counts: the summary's `score` is rounded to four digits already
         detected, total = cast(int, s["killed"]) + cast(int, s["timeout"]), cast(int, s["total"])
         return below_fail_under(100 * detected / total if total else None, self.fail_under)
-
-    @property
-    def passed(self) -> bool:
-        """Whether the score is at least `fail_under` (always, without one)."""
-        return self.shortfall is None
-
-    @property
-    def exit_code(self) -> int:
-        """The exit status of `mu2py score` for this result, --baseline aside: 0, or 1 below `fail_under`."""
-        return 0 if self.passed else 1
 
 
 def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[str] | None = None,
@@ -222,7 +231,7 @@ class MutateProgress:
 
 
 @dataclass(frozen=True)
-class MutateResult:
+class MutateResult(_Gate):
     """Kills of a set of inputs: `report` is what `mu2py mutate --json` prints for the same inputs.
 
     Invariants: `report["inputs"]` lists the inputs' labels, unique (a repeated one gets ` (#k)`);
@@ -246,16 +255,6 @@ class MutateResult:
     def shortfall(self) -> str | None:
         """The line saying the score is under `fail_under` (None when it is not)."""
         return below_fail_under(100 * self.killed / self.total if self.total else 100.0, self.fail_under)
-
-    @property
-    def passed(self) -> bool:
-        """Whether the score is at least `fail_under` (always, without one)."""
-        return self.shortfall is None
-
-    @property
-    def exit_code(self) -> int:
-        """The exit status of `mu2py mutate` for this result: 0, or 1 below `fail_under`."""
-        return 0 if self.passed else 1
 
 
 def mutate(target: str, *, inputs: Sequence[PathLike] = (), values: Sequence[str] = (),
