@@ -44,9 +44,9 @@ class _Serve(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 def collection_error(name: str, file: str, is_package: bool, code: types.CodeType, project: Iterable[str],
                      test_modules: Sequence[tuple[str, str, str]]) -> tuple[str, str] | None:
-    """(where, what) of the first test module whose fresh import raises an `Exception` with module `name`'s body
-    replaced by `code`; None when each imports (an importer caught it) or one stopped otherwise (a skip,
-    `SystemExit`): then only a fresh interpreter decides.
+    """(where, what) of the first test module whose fresh import raises an `Exception` out of module `name`'s
+    body, replaced by `code`; None when each imports (an importer caught it), one stopped otherwise (a skip,
+    `SystemExit`) or raised from elsewhere: then only a fresh interpreter decides.
 
     `project` names the modules under the project root (imported afresh too); `test_modules` are (module
     name, file, node id) of the collected test modules, in collection order.
@@ -67,7 +67,9 @@ def collection_error(name: str, file: str, is_package: bool, code: types.CodeTyp
             try:
                 spec.loader.exec_module(imported)
             except Exception as exc:  # noqa: BLE001 - whatever it is, pytest reports it as a collection error
-                return nodeid, f"{type(exc).__name__}: {exc}"[:200]
+                # only what the mutated body raised: anything else (a helper this import outside pytest cannot
+                # find) says nothing of the mutant
+                return (nodeid, f"{type(exc).__name__}: {exc}"[:200]) if _raised_in(exc, code.co_filename) else None
             except BaseException:  # noqa: BLE001 - a skip or an exit: not a failure pytest would report
                 return None
         return None
@@ -79,3 +81,13 @@ def collection_error(name: str, file: str, is_package: bool, code: types.CodeTyp
         for module in [m for m in sys.modules if m.split(".")[0] in tops and sys.modules[m] is not saved.get(m)]:
             del sys.modules[module]
         sys.modules.update(saved)
+
+
+def _raised_in(exc: BaseException, file: str) -> bool:
+    """Whether `exc` passed through code of `file` on its way (the mutated module's body, or a function of it)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == file:
+            return True
+        tb = tb.tb_next
+    return False
