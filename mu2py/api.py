@@ -151,17 +151,18 @@ class ScoreResult(_Gate):
 
 def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[str] | None = None,
           tests: Sequence[str] | None = None, skip: Sequence[str] | None = None,
-          pytest_args: Sequence[str] | None = None, workers: int = 1, cluster: str | None = None,
-          timeout_factor: float = 10.0, opt: str = "infection", import_time: str = "reload",
+          pytest_args: Sequence[str] | None = None, workers: int | None = None, cluster: str | None = None,
+          timeout_factor: float | None = None, opt: str | None = None, import_time: str | None = None,
           cache: PathLike | None = None, no_cache: bool = False, since: str | None = None,
           shard: tuple[int, int] | None = None, fail_under: float | None = None,
           progress: Callable[[ScoreProgress], None] | None = None) -> ScoreResult:
     """The mutation score of a project's own pytest suite (`mu2py score`).
 
-    The project's `[tool.mu2py]` table gives what is not given here (the command line wins; `package`
-    and `paths` exclude each other). The verdict cache is `cache` (default `ROOT/.mu2py-cache/score.json`;
-    none with `no_cache`). `since` judges only the mutants on lines changed since a git ref, `shard`
-    (I, N) the I-th of N deterministic shards.
+    The project's `[tool.mu2py]` table gives what is not given here (the command line wins; `package` and `paths`
+    exclude each other), and its `[tool.mu2py.score]` table the options left None here (`workers` 1,
+    `timeout_factor` 10, `opt` "infection", `import_time` "reload", `fail_under` none, `cluster` none). The verdict
+    cache is `cache` (default `ROOT/.mu2py-cache/score.json`; none with `no_cache`). `since` judges only the
+    mutants on lines changed since a git ref, `shard` (I, N) the I-th of N deterministic shards.
     """
     from mu2py.score.config import ScoreConfig
     from mu2py.score.diffs import add_diffs
@@ -170,16 +171,24 @@ def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[s
     from mu2py.score.scoring import score as run_score
     from mu2py.score.since import changed_lines
     from mu2py.score.spec import SuiteSpec
-    from mu2py.target.project import load_config, modules_to_mutate
+    from mu2py.target.project import command_options, load_config, modules_to_mutate
 
-    _check_positive("--workers", workers)
-    _check_choice("--opt", opt, PRUNING[1:])
-    _check_choice("--import-time", import_time, IMPORT_TIME)
-    _check_percent("--fail-under", fail_under)
     if shard is not None and not 1 <= shard[0] <= shard[1]:
         raise UserError(f"--shard must be I/N with 1 <= I <= N, got {shard[0]}/{shard[1]}")
     where = Path(root).resolve()
     config = load_config(where)
+    own = command_options(config, "score")
+    workers = workers if workers is not None else own.get("workers", 1)
+    timeout_factor = timeout_factor if timeout_factor is not None else float(own.get("timeout_factor", 10.0))
+    opt = opt if opt is not None else own.get("opt", "infection")
+    import_time = import_time if import_time is not None else own.get("import_time", "reload")
+    fail_under = fail_under if fail_under is not None else own.get("fail_under")
+    cluster = cluster if cluster is not None else own.get("cluster")
+    assert workers is not None and opt is not None and import_time is not None
+    _check_positive("--workers", workers)
+    _check_choice("--opt", opt, PRUNING[1:])
+    _check_choice("--import-time", import_time, IMPORT_TIME)
+    _check_percent("--fail-under", fail_under)
     skipped = list(config.get("skip", [])) + list(skip or [])
     # the arguments win over [tool.mu2py]; the two forms exclude each other
     modules, files, sys_path = modules_to_mutate(where, config, package, list(paths) if paths else None, skipped)

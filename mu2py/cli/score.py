@@ -71,6 +71,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
                 print(f"{line(p)}, {throttle.elapsed:.0f} s", file=stream, flush=True)
 
         result = run(progress=plain)
+    args.fail_under = result.fail_under  # the command line's, else [tool.mu2py.score]'s
     return _present(result.report, args, result.root, console)
 
 
@@ -178,11 +179,12 @@ def add_score_command(sub: Any) -> None:
     """Register `score` on the top-level subparsers."""
     p = sub.add_parser("score", help="mutation score of an existing pytest suite")
     add_project_arguments(p, tests="test paths given to pytest (default: pytest's own)")
-    p.add_argument("--workers", type=positive_int, default=1, help="worker processes running mutants")
+    p.add_argument("--workers", type=positive_int, help="worker processes running mutants (default: 1)")
     p.add_argument("--cluster", metavar="ADDRESS", help="run mutants on Dask: tcp://HOST:8786 or local:N")
-    p.add_argument("--timeout-factor", type=float, default=10.0, help="a test's timeout is F x its baseline time + 1s")
-    p.add_argument("--opt", choices=("execution", "infection"), default="infection", help="pruning (default: both)")
-    p.add_argument("--import-time", choices=("reload", "fresh", "skip"), default="reload",
+    p.add_argument("--timeout-factor", type=float,
+                   help="a test's timeout is F x its baseline time + 1s (default: 10)")
+    p.add_argument("--opt", choices=("execution", "infection"), help="pruning (default: infection, both kinds)")
+    p.add_argument("--import-time", choices=("reload", "fresh", "skip"),
                    help="import-time mutants (constants, defaults, class attributes): reload the module in place "
                         "(default), run each in a fresh interpreter (slow; a cross-check), or skip them")
     p.add_argument("--skip", nargs="+", metavar="GLOB", help="module names or files not to mutate")

@@ -11,16 +11,64 @@ from typing import Any
 from mu2py.errors import UserError
 from mu2py.target.modules import modules_at, package_root
 
+# what `[tool.mu2py]` may hold for every command, and each value's type
+SHARED: dict[str, type] = {"paths": list, "package": str, "tests": list, "pytest_args": list, "skip": list,
+                           "skip_lines": list}
+# a table per command (`[tool.mu2py.score]`): the options its command line takes too, which win over them
+COMMANDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "score": {"workers": int, "fail_under": (int, float), "timeout_factor": (int, float), "import_time": str,
+              "opt": str, "cluster": str},
+}
+
+
+# how a type is named in an error
+_KINDS: dict[Any, str] = {int: "an integer", (int, float): "a number", str: "a string", list: "a list of strings"}
+
 
 def load_config(root: Path) -> dict[str, Any]:
-    """The `[tool.mu2py]` table of `root/pyproject.toml` (empty when absent)."""
+    """The `[tool.mu2py]` table of `root/pyproject.toml` (empty when absent), every key and type checked.
+
+    Invariant: what it returns holds only keys of `SHARED`, of the right types, and per command of `COMMANDS` a
+    table of that command's keys; anything else is a `UserError` naming the key and the nearest valid one.
+    """
     path = root / "pyproject.toml"
     if not path.is_file():
         return {}
     try:
-        return dict(tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("mu2py", {}))
+        table = dict(tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("mu2py", {}))
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: {exc}") from exc
+    for key, value in table.items():
+        if key in COMMANDS:
+            if not isinstance(value, dict):
+                raise UserError(f"{path}: [tool.mu2py] {key} must be a table ([tool.mu2py.{key}])")
+            for option, given in value.items():
+                _check(path, f"tool.mu2py.{key}", option, given, COMMANDS[key])
+            continue
+        owner = next((command for command, options in COMMANDS.items() if key in options), None)
+        if owner is not None:
+            raise UserError(f"{path}: [tool.mu2py] {key} is an option of {owner}: put it under [tool.mu2py.{owner}]")
+        _check(path, "tool.mu2py", key, value, SHARED)
+    return table
+
+
+def _check(path: Path, where: str, key: str, value: Any, known: dict[str, Any]) -> None:
+    """A `UserError` for a key `known` lacks (naming the nearest) or a value not of its type."""
+    import difflib
+
+    if key not in known:
+        near = difflib.get_close_matches(key, list(known), n=1)
+        hint = f" (did you mean {near[0]}?)" if near else f" (known: {', '.join(sorted(known))})"
+        raise UserError(f"{path}: unknown key {key} in [{where}]{hint}")
+    expected = known[key]
+    if isinstance(value, bool) or not isinstance(value, expected) \
+            or (expected is list and not all(isinstance(item, str) for item in value)):
+        raise UserError(f"{path}: [{where}] {key} must be {_KINDS[expected]}, got {value!r}")
+
+
+def command_options(config: dict[str, Any], command: str) -> dict[str, Any]:
+    """The options `config` (see `load_config`) sets for `command` (its `[tool.mu2py.COMMAND]` table)."""
+    return dict(config.get(command, {}))
 
 
 def modules_from_paths(paths: list[str], root: Path, skip: list[str]) -> tuple[list[str], list[str], list[str]]:

@@ -9,8 +9,9 @@ import time
 from pathlib import Path
 
 BUDGET = 4.0
-# the suite runs on a loaded 2-core CI: generous, but far below the original's timeout or a second budget
-TOLERANCE = 3.0
+# the suite runs on a loaded 2-core CI (two suites at once, and test processes of their own): the interpreter's
+# start and exit are slower there than anything the budget decides; the budget's own clock is checked exactly below
+TOLERANCE = 6.0
 
 
 def test_a_timed_fuzz_ends_within_its_budget_with_its_outputs_written(tmp_path: Path) -> None:

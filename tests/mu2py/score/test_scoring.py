@@ -216,3 +216,20 @@ def test_killed_mid_run_resumes_and_leaves_the_project_as_found(tmp_path, capsys
     assert "[baseline]" in out and "[mutants]" in out  # plain progress lines: stdout is not a terminal
     assert "(0 cached)" in out  # the data file the suite reads is part of the cache key
     assert "survivors, most worth a look first" in out
+
+
+def test_the_score_table_of_pyproject_sets_options_and_the_command_line_wins(first, project, tmp_path, capsys):
+    """`[tool.mu2py.score] fail_under = 99.9` fails the run (was ignored without a word); `--fail-under 0` wins; a
+    misspelt key is one line and exit 2 (the verdicts come from the cache `first` filled)."""
+    root = tmp_path / "project"
+    shutil.copytree(project, root)
+    base = '[tool.mu2py]\npaths = ["sample_pkg"]\ntests = ["tests"]\n\n[tool.mu2py.score]\n'
+    (root / "pyproject.toml").write_text(base + "fail_under = 99.9\nworkers = 2\n")
+    assert main(["score", "--root", str(root), "--show", "0"]) == 1
+    assert "below --fail-under 99.9%" in capsys.readouterr().err
+    assert main(["score", "--root", str(root), "--show", "0", "--fail-under", "0"]) == 0
+    capsys.readouterr()
+    (root / "pyproject.toml").write_text(base + "fail_undr = 50\n")
+    assert main(["score", "--root", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("mu2py: error:") and "did you mean fail_under?" in err
