@@ -161,7 +161,8 @@ def test_duplicate_children_run_nothing_and_are_counted(json_target):
 
 
 def test_a_timed_campaign_report_equals_mutate_on_its_corpus(tmp_path):
-    """Batches cut by the share are judged at the end: fuzz's kills are those `mutate` finds on its corpus."""
+    """Batches cut by the share are judged at the end: fuzz's kills are those `mutate` finds on its corpus (a
+    lower bound of them, said so, when a loaded machine made the judging outlast the budget's estimate of it)."""
     import subprocess
     import sys
 
@@ -171,7 +172,8 @@ def test_a_timed_campaign_report_equals_mutate_on_its_corpus(tmp_path):
     assert fuzz.returncode in (0, 3), fuzz.stderr
     report = json.loads((out / "mutants.json").read_text())
     index = json.loads((out / "corpus" / "index.json").read_text())
-    assert all(e["judged"] for e in index)
+    complete = all(e["judged"] for e in index)
+    assert complete or "were judged" in fuzz.stderr + fuzz.stdout + json.dumps(report)
     judged = subprocess.run([sys.executable, "-m", "mu2py", "mutate", spec, "--input", str(out / "corpus"),
                              "--json"], capture_output=True, text=True, timeout=300)
     assert judged.returncode == 0, judged.stderr
@@ -180,6 +182,9 @@ def test_a_timed_campaign_report_equals_mutate_on_its_corpus(tmp_path):
     def killed(rep: dict) -> set[str]:
         return {m["id"] for m in rep["mutants"] if m["status"] == "killed"}
 
+    if not complete:
+        assert killed(report) <= killed(mutate)
+        return
     assert killed(report) == killed(mutate)
     assert report["summary"]["not_reached"] == mutate["summary"]["not_reached"]
 
