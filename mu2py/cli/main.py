@@ -178,6 +178,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         print(f"mu2py: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # the reader of the output went away (`| head`): nothing is lost that it wanted; the interpreter's last
+        # flush of stdout must not fail again on the way out
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 0  # as bonsai's: the reader had what it wanted
     except OSError as exc:
         # a write that missed mu2py.store.atomic (a rename, a journal): a full or read-only disk is still
         # the user's to fix, not a crash

@@ -109,3 +109,18 @@ def test_a_driver_that_never_reaches_its_targets_is_told_why(tmp_path, capsys, m
     assert "warning: no input reached the code of via_pkg.core" in out and "targets=[...]" in out
     assert main(["fuzz", "via_pkg.drivers:direct", "--trials", "30", "--seed", "1", "--quiet"]) == 0
     assert "no input reached" not in capsys.readouterr().out
+
+
+def test_a_reader_that_goes_away_costs_no_traceback():
+    """`mu2py mutants ... --json | head -c 100`: the pipe closes under a long report; one exit, nothing on stderr."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "mu2py", "mutants", "targets.json_decoder.driver:parse", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(100)
+    proc.stdout.close()  # the report is far longer than a pipe holds: the next write fails
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0  # as bonsai's
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
