@@ -149,6 +149,11 @@ class ScoreResult(_Gate):
         return below_fail_under(100 * detected / total if total else None, self.fail_under)
 
 
+# `score`'s options when neither the call nor `[tool.mu2py.score]` gives them
+SCORE_DEFAULTS: dict[str, Any] = {"workers": 1, "timeout_factor": 10.0, "opt": "infection", "import_time": "reload",
+                                  "fail_under": None, "cluster": None}
+
+
 def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[str] | None = None,
           tests: Sequence[str] | None = None, skip: Sequence[str] | None = None,
           pytest_args: Sequence[str] | None = None, workers: int | None = None, cluster: str | None = None,
@@ -159,10 +164,9 @@ def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[s
     """The mutation score of a project's own pytest suite (`mu2py score`).
 
     The project's `[tool.mu2py]` table gives what is not given here (the command line wins; `package` and `paths`
-    exclude each other), and its `[tool.mu2py.score]` table the options left None here (`workers` 1,
-    `timeout_factor` 10, `opt` "infection", `import_time` "reload", `fail_under` none, `cluster` none). The verdict
-    cache is `cache` (default `ROOT/.mu2py-cache/score.json`; none with `no_cache`). `since` judges only the
-    mutants on lines changed since a git ref, `shard` (I, N) the I-th of N deterministic shards.
+    exclude each other), and its `[tool.mu2py.score]` table the options left None here (else `SCORE_DEFAULTS`).
+    The verdict cache is `cache` (default `ROOT/.mu2py-cache/score.json`; none with `no_cache`). `since` judges
+    only the mutants on lines changed since a git ref, `shard` (I, N) the I-th of N deterministic shards.
     """
     from mu2py.score.config import ScoreConfig
     from mu2py.score.diffs import add_diffs
@@ -177,14 +181,13 @@ def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[s
         raise UserError(f"--shard must be I/N with 1 <= I <= N, got {shard[0]}/{shard[1]}")
     where = Path(root).resolve()
     config = load_config(where)
-    own = command_options(config, "score")
-    workers = workers if workers is not None else own.get("workers", 1)
-    timeout_factor = timeout_factor if timeout_factor is not None else float(own.get("timeout_factor", 10.0))
-    opt = opt if opt is not None else own.get("opt", "infection")
-    import_time = import_time if import_time is not None else own.get("import_time", "reload")
-    fail_under = fail_under if fail_under is not None else own.get("fail_under")
-    cluster = cluster if cluster is not None else own.get("cluster")
-    assert workers is not None and opt is not None and import_time is not None
+    own = {**SCORE_DEFAULTS, **command_options(config, "score")}  # what an argument left None falls back to
+    workers = workers if workers is not None else own["workers"]
+    timeout_factor = float(timeout_factor if timeout_factor is not None else own["timeout_factor"])
+    opt = opt or own["opt"]
+    import_time = import_time or own["import_time"]
+    fail_under = fail_under if fail_under is not None else own["fail_under"]
+    cluster = cluster or own["cluster"]
     _check_positive("--workers", workers)
     _check_choice("--opt", opt, PRUNING[1:])
     _check_choice("--import-time", import_time, IMPORT_TIME)

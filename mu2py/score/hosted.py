@@ -14,6 +14,8 @@ import errno
 import os
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
@@ -178,6 +180,17 @@ def snippet(state: Host, index: int) -> tuple[Any, Any] | None:
         return None
     original, mutated = payload.codes()
     return mutated, original
+
+
+@contextmanager
+def bindings_as_now(state: Host) -> Iterator[None]:
+    """While inside: every test starts from the modules under test's bindings as they are now (a mutant's module
+    re-run in place, the probes' functions bound in), not as imported (see `fresh_start`)."""
+    state.bindings = [Bindings(vars(swap.module)) for swap in state.swaps.values()]
+    try:
+        yield
+    finally:
+        state.bindings = None
 
 
 def fresh_start(state: Host) -> None:

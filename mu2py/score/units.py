@@ -31,7 +31,6 @@ from typing import Any
 import pytest
 
 from mu2py.engine.closures import keep_closure_shape
-from mu2py.engine.outside import Bindings
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.engine.workers import extend_deadline, request_restart
 from mu2py.score import hosted, killers, ports, runner
@@ -65,25 +64,24 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
     tests = []
     state.opened = set()
     # the probes' functions are bound in the modules: each test starts from these bindings
-    state.bindings = [Bindings(vars(swap.module)) for swap in state.swaps.values()]
     try:
-        for position, (nodeid, item) in enumerate(state.items.items()):
-            recorder.reset()
-            start = time.perf_counter()
-            outcome = run_test(item, None)
-            seconds = time.perf_counter() - start
-            after: list[str] = []
-            if outcome == "failed" and position:
-                # from its fresh start it fails: maybe it needs what the tests before it leave (pytest's order)
-                outcome, seconds = _in_order(state, position, recorder)
-                if outcome == "passed":
-                    after = list(state.items)[:position]
-            recorder.finish()
-            tests.append({"nodeid": nodeid, "outcome": outcome, "skipped": runner.last_skipped, "seconds": seconds,
-                          "reached": sorted(recorder.reached), "infected": sorted(recorder.infected),
-                          **({"after": after, "repeatable": False} if after else {})})
+        with hosted.bindings_as_now(state):
+            for position, (nodeid, item) in enumerate(state.items.items()):
+                recorder.reset()
+                start = time.perf_counter()
+                outcome = run_test(item, None)
+                seconds = time.perf_counter() - start
+                after: list[str] = []
+                if outcome == "failed" and position:
+                    # from its fresh start it fails: maybe it needs what the tests before it leave (pytest's order)
+                    outcome, seconds = _in_order(state, position, recorder)
+                    if outcome == "passed":
+                        after = list(state.items)[:position]
+                recorder.finish()
+                tests.append({"nodeid": nodeid, "outcome": outcome, "skipped": runner.last_skipped, "seconds": seconds,
+                              "reached": sorted(recorder.reached), "infected": sorted(recorder.infected),
+                              **({"after": after, "repeatable": False} if after else {})})
     finally:
-        state.bindings = None
         for info in modules:
             if info.name in state.unimportable:
                 continue
@@ -186,8 +184,7 @@ def _run_tests(state: hosted.Host, tests: list[tuple[str, float]], survived: dic
     Each test starts from the module bindings the mutant left (see `hosted.fresh_start`), whatever ran before it:
     the order of a unit's tests (killers first) follows this worker's history, and must not decide the verdict.
     """
-    state.bindings = [Bindings(vars(swap.module)) for swap in state.swaps.values()]
-    try:
+    with hosted.bindings_as_now(state):
         for run, (nodeid, timeout, position) in enumerate(tests, start=1):
             outcome = run_test(hosted.item(state, nodeid, position), timeout)
             if outcome == "busy":
@@ -196,8 +193,6 @@ def _run_tests(state: hosted.Host, tests: list[tuple[str, float]], survived: dic
                 return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid,
                         "tests_run": run, "position": position, "limit": timeout}
         return dict(survived, tests_run=len(tests))
-    finally:
-        state.bindings = None
 
 
 def _checked(state: hosted.Host, verdict: dict[str, Any]) -> dict[str, Any]:
