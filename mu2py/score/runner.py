@@ -106,27 +106,31 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise Timeout()
 
 
-def run_test(item: Any, timeout: float | None) -> str:
+def run_test(item: Any, timeout: float | None, nextitem: Any = None) -> str:
     """Run one collected test from its fresh start (`hosted.fresh_start`): "passed", "failed" (any phase),
     "timeout", or "busy" when it gave up waiting to bind a fixed address (see `ports`: the run says nothing).
+
+    `nextitem` None tears every fixture down after it, session-scoped ones included (a unit's tests run in
+    an order of their own); a test run in pytest's order gives the one after it, so that the fixtures they
+    share live on, as in a plain run.
 
     A test that may run lean (see `lean`) is called without pytest's per-test protocol; a lean failure
     is confirmed by a second run through the protocol, which decides (and the test is never run lean again
     if the protocol passes it).
     """
     if lean.eligible(item):
-        outcome = _run(item, timeout, True)
+        outcome = _run(item, timeout, True, nextitem)
         if outcome != "failed":
             return outcome
         hosted.restore_tree(hosted.state())  # the confirming run meets the project's files as the lean one did
-        outcome = _run(item, timeout, False)
+        outcome = _run(item, timeout, False, nextitem)
         if outcome != "failed":
             lean.distrust(item)
         return outcome
-    return _run(item, timeout, False)
+    return _run(item, timeout, False, nextitem)
 
 
-def _run(item: Any, timeout: float | None, lean_run: bool) -> str:
+def _run(item: Any, timeout: float | None, lean_run: bool, nextitem: Any = None) -> str:
     """`run_test`'s one run: lean (`lean.call`) or through pytest's protocol."""
     from _pytest.runner import runtestprotocol
 
@@ -151,7 +155,7 @@ def _run(item: Any, timeout: float | None, lean_run: bool) -> str:
                     reports = []
                 else:
                     with filters_of(item):
-                        reports = runtestprotocol(item, nextitem=None, log=False)
+                        reports = runtestprotocol(item, nextitem=nextitem, log=False)
             except (Timeout, ports.Busy):
                 reports = []
                 outcome = "failed"

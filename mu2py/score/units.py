@@ -138,8 +138,10 @@ def _in_order(state: hosted.Host, position: int, recorder: Any) -> tuple[str, fl
     """
     state.keep_state = True
     try:
-        for item in state.order[:position]:
-            run_test(item, None)
+        # each with the next as pytest's next item: fixtures they share (a session-scoped dict a test fills, doctests'
+        # `doctest_namespace`) live on into the test, as in a plain run
+        for item, nextitem in zip(state.order[:position], state.order[1:position + 1], strict=True):
+            run_test(item, None, nextitem)
         hosted.restore_tree(state)
         recorder.reset()
         start = time.perf_counter()

@@ -64,7 +64,7 @@ def test_the_report_is_one_json_document_and_the_project_is_intact(scored):
     assert proc.returncode == 0, proc.stderr[-3000:]
     report = json.loads(proc.stdout)  # the exit handler's line went nowhere near it
     assert "exit handler" not in proc.stdout
-    assert report["summary"]["tests"] == 12  # the order-dependent pair included: the suite is scored
+    assert report["summary"]["tests"] == 14  # the order-dependent pair included: the suite is scored
     for path in SAMPLE.rglob("*.py"):
         assert (root / path.relative_to(SAMPLE)).read_text() == path.read_text()
 

@@ -4,6 +4,8 @@ import atexit
 import gc
 import os
 
+import pytest
+
 from statepkg import ops, registry
 
 
@@ -64,3 +66,16 @@ def test_optional_part():
 
     assert ops._BASE == 0
     assert statepkg.optional is None or statepkg.optional.WIDTH == 8
+
+
+@pytest.fixture(scope="session")
+def shared():
+    return {}
+
+
+def test_fill(shared):
+    shared["greeting"] = registry.greet("bo")  # a session fixture the next test reads (as doctest_namespace)
+
+
+def test_use(shared):
+    assert shared == {"greeting": "hello, bo"}
