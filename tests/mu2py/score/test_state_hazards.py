@@ -112,4 +112,6 @@ def test_a_keyboard_interrupt_costs_no_deadline(scored):
     lines = (SAMPLE / "statepkg" / "ops.py").read_text().splitlines()
     guard = lines.index("        raise KeyboardInterrupt  # pragma: no mutate")  # the guard's line number (1-based)
     raising = [m for m in report["mutants"] if m["id"].startswith(f"statepkg.ops:{guard}:") and m["status"] == "killed"]
-    assert raising and all(m["killed_by"].endswith("test_interrupted") and m["seconds"] < 5 for m in raising)
+    # `<= 1000` raises for both tests that call it: which of them runs first follows the worker's history
+    callers = ("::test_interrupted", "::test_exit_handler")
+    assert raising and all(m["killed_by"].endswith(callers) and m["seconds"] < 5 for m in raising)
