@@ -25,7 +25,8 @@ def _rel(file: str, root: Path) -> str:
     return str(path.relative_to(root)) if path.is_relative_to(root) else file
 
 
-def _summary_table(report: dict[str, Any], root: Path) -> Table:
+def summary_table(report: dict[str, Any], root: Path) -> Table:
+    """The per-file table of a score report (paths relative to `root`), as `mu2py score` prints it."""
     table = Table(title="mutation score by file")
     longest = max((len(_rel(f, root)) for f in report["files"]), default=4)
     table.add_column("file", justify="left", no_wrap=True, min_width=longest)  # a path cut short names nothing
@@ -37,6 +38,23 @@ def _summary_table(report: dict[str, Any], root: Path) -> Table:
         table.add_row(_rel(file, root), str(total), *(str(counts[k]) for k in ("killed", "timeout", "survived")),
                       str(counts["no_coverage"]), score_percent(detected, total))
     return table
+
+
+def score_line(s: dict[str, Any]) -> str:
+    """The one line summing up a report's `summary` (`score 91.2%: ... killed, ...; N mutants, M tests, ...`)."""
+    return (f"score {summary_percent(s)}: {s['killed']} killed, {s['timeout']} timed out, "
+            f"{s['survived']} survived ({s['pruned_infection']} proved without running), {s['no_coverage']} not "
+            f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
+            + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""))
+
+
+def survivor_note(m: dict[str, Any]) -> str:
+    """Why a survivor is worth a look and how it was judged: `reached by 2 tests; called by the tests; 2 tests ran`."""
+    how = ("proved by infection analysis" if m["pruned"] else "whole suite in a fresh interpreter"
+           if m["mode"] == "isolated" else f"{m['tests_run']} tests ran")
+    what = [f"reached by {m['reached_by']} tests" if m["reached_by"] else "module level",
+            *(["called by the tests"] if m["direct"] else []), *(["a message"] if m["message"] else []), how]
+    return "; ".join(what)
 
 
 def _score(args: argparse.Namespace, console: Console) -> int:
@@ -90,30 +108,22 @@ def _present(result: dict[str, Any], args: argparse.Namespace, root: Path, conso
     s = result["summary"]
     nothing = nothing_judged(s)
     if nothing is None:
-        console.print(_summary_table(result, root))
+        console.print(summary_table(result, root))
     by_id = {m["id"]: m for m in result["mutants"]}
     survivors = [by_id[i] for i in result["triage"]]
     if survivors:
         console.print("survivors, most worth a look first (reached by more tests, in functions the tests call, "
                       "messages last):", highlight=False)
     for m in survivors[: args.show]:
-        how = ("proved by infection analysis" if m["pruned"] else "whole suite in a fresh interpreter"
-               if m["mode"] == "isolated" else f"{m['tests_run']} tests ran")
-        what = [f"reached by {m['reached_by']} tests" if m["reached_by"] else "module level",
-                *(["called by the tests"] if m["direct"] else []), *(["a message"] if m["message"] else []), how]
         console.print(f"[bold]{escape(_rel(m['file'], root))}:{m['line']}[/bold] {escape(m['original'])} → "
-                      f"{escape(m['mutated'])} ({'; '.join(what)})", markup=True, highlight=False)
+                      f"{escape(m['mutated'])} ({escape(survivor_note(m))})", markup=True, highlight=False)
     if len(survivors) > args.show:
         console.print(f"... and {len(survivors) - args.show} more survivors (--json or --html for all)")
     if nothing:
         console.print(nothing, markup=False, highlight=False)
     else:
-        console.print(
-            f"[bold]score {summary_percent(s)}[/bold]: {s['killed']} killed, {s['timeout']} timed out, "
-            f"{s['survived']} survived ({s['pruned_infection']} proved without running), {s['no_coverage']} not "
-            f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
-            + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""),
-            markup=True)
+        head, _, rest = score_line(s).partition(":")
+        console.print(f"[bold]{head}[/bold]:{rest}", markup=True)
     spent = s.get("time") or {}
     parts = [f"{v['mutants']} {name} {v['seconds']} s" for name, v in spent.items() if "mutants" in v]
     if parts:
