@@ -48,6 +48,18 @@ def score_line(s: dict[str, Any]) -> str:
             + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""))
 
 
+def time_line(s: dict[str, Any]) -> str | None:
+    """Where a run's time went (`time: baseline 1.2 s; 9 function mutants, code swapped in place 0.1 s; ...`), from a
+    report's `summary`; None when no mutant ran (a merged report, everything from the cache)."""
+    spent = s.get("time") or {}
+    parts = [f"{v['mutants']} {name} {v['seconds']} s" for name, v in spent.items() if "mutants" in v]
+    if not parts:
+        return None
+    why = "; ".join(f"{n} {reason}" for reason, n in list(spent.get("why fresh", {}).items())[:3])
+    return (f"time: baseline {spent['baseline']['seconds']} s; " + "; ".join(parts)
+            + (f" (why fresh: {why})" if why else ""))
+
+
 def survivor_note(m: dict[str, Any]) -> str:
     """Why a survivor is worth a look and how it was judged: `reached by 2 tests; called by the tests; 2 tests ran`."""
     how = ("proved by infection analysis" if m["pruned"] else "whole suite in a fresh interpreter"
@@ -124,12 +136,9 @@ def _present(result: dict[str, Any], args: argparse.Namespace, root: Path, conso
     else:
         head, _, rest = score_line(s).partition(":")
         console.print(f"[bold]{head}[/bold]:{rest}", markup=True)
-    spent = s.get("time") or {}
-    parts = [f"{v['mutants']} {name} {v['seconds']} s" for name, v in spent.items() if "mutants" in v]
-    if parts:
-        why = "; ".join(f"{n} {reason}" for reason, n in list(spent.get("why fresh", {}).items())[:3])
-        console.print(f"time: baseline {spent['baseline']['seconds']} s; " + "; ".join(parts)
-                      + (f" (why fresh: {why})" if why else ""), markup=False, highlight=False)
+    spent = time_line(s)
+    if spent:
+        console.print(spent, markup=False, highlight=False)
     if s.get("out_of_scope"):
         scope = s.get("scope") or {}
         why = [f"on lines unchanged since {scope['since']}" if scope.get("since") else "",
