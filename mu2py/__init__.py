@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import importlib
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mu2py.target.driver import Driver, driver
+if TYPE_CHECKING:
+    from mu2py.target.driver import Driver, driver
 
 __all__ = ["Driver", "driver", "fuzz", "kill", "mutate", "score", "strategy_for"]
 # the Python API (mu2py.api), one function per job: loaded on first use, so that `import mu2py` (every driver
@@ -19,8 +20,13 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> Any:
-    """`strategy_for` and the API's jobs on first use: `strategy_for` imports Hypothesis, which `score` workers
-    (every process) need not pay for; the jobs import mu2py.api."""
+    """`driver`, `strategy_for` and the API's jobs on first use: `strategy_for` imports Hypothesis, which `score`
+    workers (every process) need not pay for; the jobs import mu2py.api; `driver` and `Driver` are loaded once asked
+    for, so that importing the package (pytest loads `mu2py.cli.pytest_plugin` in every session) costs nothing."""
+    if name in ("Driver", "driver"):
+        value = getattr(importlib.import_module("mu2py.target.driver"), name)
+        globals()[name] = value  # asked for once
+        return value
     if name in _PACKAGES:
         return importlib.import_module(f"mu2py.{name}")
     if name in _API:

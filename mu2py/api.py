@@ -23,7 +23,8 @@ Invariants, for every function here:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -50,6 +51,26 @@ Report = dict[str, object]
 
 PRUNING = ("none", "execution", "infection")
 IMPORT_TIME = ("reload", "fresh", "skip")
+
+
+# set while a job that runs pytest (`score`, `kill`; every command) is under way, so every process it starts inherits
+# it: mu2py's pytest plugin ignores `--mu2py` there, and a suite whose addopts hold `--mu2py` never scores itself
+# from inside a scoring run's workers
+RUNNING_ENV = "MU2PY_RUNNING"
+
+
+@contextmanager
+def running() -> Iterator[None]:
+    """`RUNNING_ENV` set in this process's environment for the block (then as it was before)."""
+    saved = os.environ.get(RUNNING_ENV)
+    os.environ[RUNNING_ENV] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(RUNNING_ENV, None)
+        else:
+            os.environ[RUNNING_ENV] = saved
 
 
 def _check_choice(option: str, value: str, choices: Sequence[str]) -> None:
@@ -211,7 +232,8 @@ def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[s
         total = len(scoped) if scoped is not None else len(state.program.mutants)
         progress(ScoreProgress(phase, judged, total, state.cached))
 
-    state = run_score(spec, score_config, on_progress if progress is not None else None)
+    with running():  # its workers' pytest sessions ignore --mu2py
+        state = run_score(spec, score_config, on_progress if progress is not None else None)
     result = report(state)
     result["root"] = str(where)  # so that score-merge can move the paths to its own checkout
     add_diffs(result, state.program, where)  # every mutant's: 0.2 s for 3,000 (see `score.diffs`)
@@ -571,5 +593,6 @@ def kill(root: PathLike = ".", *, package: str | None = None, paths: Sequence[st
     options = KillOptions(root=Path(root), package=package, paths=tuple(paths) if paths else None,
                           tests=tuple(tests) if tests else None, out=Path(out), time=time, trials=trials, seed=seed,
                           workers=workers, timeout=timeout, no_cache=no_cache)
-    return run_kill(options, progress or (lambda _: None))
+    with running():
+        return run_kill(options, progress or (lambda _: None))
 

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 from rich.console import Console
 from rich.table import Table
 
+from mu2py.api import running
 from mu2py.budget import now as budget_clock
 from mu2py.budget import process_started
 from mu2py.cli.argtypes import VersionAction, percent, positive_int
@@ -162,19 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # start-up is in the budget too), now when a caller runs a command in its own process
     args.started = process_started() if argv is None else budget_clock()
     try:
-        if getattr(args, "own_stdout", False) or (args.command == "repro" and args.json):
-            # the program runs in this process (importing the target runs code too): what it prints is dropped,
-            # and a process it started is stopped at the end
-            from mu2py.cli.streams import own_stdout
-            from mu2py.engine.confine import children, kill_children
-
-            before = children()
-            try:
-                with own_stdout() as out:
-                    return int(args.run(args, make_console(out)))
-            finally:
-                kill_children(before)
-        return int(args.run(args, make_console()))
+        with running():  # the pytest sessions the command starts ignore --mu2py (see `running`)
+            return _run(args)
     except UserError as exc:
         print(f"mu2py: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -195,6 +185,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("mu2py: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the parsed command (its stdout owned when the program under test runs in this process)."""
+    if getattr(args, "own_stdout", False) or (args.command == "repro" and args.json):
+        # the program runs in this process (importing the target runs code too): what it prints is dropped,
+        # and a process it started is stopped at the end
+        from mu2py.cli.streams import own_stdout
+        from mu2py.engine.confine import children, kill_children
+
+        before = children()
+        try:
+            with own_stdout() as out:
+                return int(args.run(args, make_console(out)))
+        finally:
+            kill_children(before)
+    return int(args.run(args, make_console()))
 
 
 def make_console(file: Any = None) -> Console:

@@ -25,7 +25,8 @@ def _rel(file: str, root: Path) -> str:
     return str(path.relative_to(root)) if path.is_relative_to(root) else file
 
 
-def _summary_table(report: dict[str, Any], root: Path) -> Table:
+def summary_table(report: dict[str, Any], root: Path) -> Table:
+    """The per-file table of a score report (paths relative to `root`), as `mu2py score` prints it."""
     table = Table(title="mutation score by file")
     longest = max((len(_rel(f, root)) for f in report["files"]), default=4)
     table.add_column("file", justify="left", no_wrap=True, min_width=longest)  # a path cut short names nothing
@@ -37,6 +38,35 @@ def _summary_table(report: dict[str, Any], root: Path) -> Table:
         table.add_row(_rel(file, root), str(total), *(str(counts[k]) for k in ("killed", "timeout", "survived")),
                       str(counts["no_coverage"]), score_percent(detected, total))
     return table
+
+
+def score_line(s: dict[str, Any]) -> str:
+    """The one line summing up a report's `summary` (`score 91.2%: ... killed, ...; N mutants, M tests, ...`)."""
+    return (f"score {summary_percent(s)}: {s['killed']} killed, {s['timeout']} timed out, "
+            f"{s['survived']} survived ({s['pruned_infection']} proved without running), {s['no_coverage']} not "
+            f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
+            + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""))
+
+
+def time_line(s: dict[str, Any]) -> str | None:
+    """Where a run's time went (`time: baseline 1.2 s; 9 function mutants, code swapped in place 0.1 s; ...`), from a
+    report's `summary`; None when no mutant ran (a merged report, everything from the cache)."""
+    spent = s.get("time") or {}
+    parts = [f"{v['mutants']} {name} {v['seconds']} s" for name, v in spent.items() if "mutants" in v]
+    if not parts:
+        return None
+    why = "; ".join(f"{n} {reason}" for reason, n in list(spent.get("why fresh", {}).items())[:3])
+    return (f"time: baseline {spent['baseline']['seconds']} s; " + "; ".join(parts)
+            + (f" (why fresh: {why})" if why else ""))
+
+
+def survivor_note(m: dict[str, Any]) -> str:
+    """Why a survivor is worth a look and how it was judged: `reached by 2 tests; called by the tests; 2 tests ran`."""
+    how = ("proved by infection analysis" if m["pruned"] else "whole suite in a fresh interpreter"
+           if m["mode"] == "isolated" else f"{m['tests_run']} tests ran")
+    what = [f"reached by {m['reached_by']} tests" if m["reached_by"] else "module level",
+            *(["called by the tests"] if m["direct"] else []), *(["a message"] if m["message"] else []), how]
+    return "; ".join(what)
 
 
 def _score(args: argparse.Namespace, console: Console) -> int:
@@ -90,36 +120,25 @@ def _present(result: dict[str, Any], args: argparse.Namespace, root: Path, conso
     s = result["summary"]
     nothing = nothing_judged(s)
     if nothing is None:
-        console.print(_summary_table(result, root))
+        console.print(summary_table(result, root))
     by_id = {m["id"]: m for m in result["mutants"]}
     survivors = [by_id[i] for i in result["triage"]]
     if survivors:
         console.print("survivors, most worth a look first (reached by more tests, in functions the tests call, "
                       "messages last):", highlight=False)
     for m in survivors[: args.show]:
-        how = ("proved by infection analysis" if m["pruned"] else "whole suite in a fresh interpreter"
-               if m["mode"] == "isolated" else f"{m['tests_run']} tests ran")
-        what = [f"reached by {m['reached_by']} tests" if m["reached_by"] else "module level",
-                *(["called by the tests"] if m["direct"] else []), *(["a message"] if m["message"] else []), how]
         console.print(f"[bold]{escape(_rel(m['file'], root))}:{m['line']}[/bold] {escape(m['original'])} → "
-                      f"{escape(m['mutated'])} ({'; '.join(what)})", markup=True, highlight=False)
+                      f"{escape(m['mutated'])} ({escape(survivor_note(m))})", markup=True, highlight=False)
     if len(survivors) > args.show:
         console.print(f"... and {len(survivors) - args.show} more survivors (--json or --html for all)")
     if nothing:
         console.print(nothing, markup=False, highlight=False)
     else:
-        console.print(
-            f"[bold]score {summary_percent(s)}[/bold]: {s['killed']} killed, {s['timeout']} timed out, "
-            f"{s['survived']} survived ({s['pruned_infection']} proved without running), {s['no_coverage']} not "
-            f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
-            + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""),
-            markup=True)
-    spent = s.get("time") or {}
-    parts = [f"{v['mutants']} {name} {v['seconds']} s" for name, v in spent.items() if "mutants" in v]
-    if parts:
-        why = "; ".join(f"{n} {reason}" for reason, n in list(spent.get("why fresh", {}).items())[:3])
-        console.print(f"time: baseline {spent['baseline']['seconds']} s; " + "; ".join(parts)
-                      + (f" (why fresh: {why})" if why else ""), markup=False, highlight=False)
+        head, _, rest = score_line(s).partition(":")
+        console.print(f"[bold]{head}[/bold]:{rest}", markup=True)
+    spent = time_line(s)
+    if spent:
+        console.print(spent, markup=False, highlight=False)
     if s.get("out_of_scope"):
         scope = s.get("scope") or {}
         why = [f"on lines unchanged since {scope['since']}" if scope.get("since") else "",

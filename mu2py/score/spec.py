@@ -70,11 +70,14 @@ def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
 
 
 def test_files(spec: SuiteSpec) -> list[Path]:
-    """The Python files of the suite: under the pytest paths (default: the root), plus a root conftest.py."""
+    """The Python files of the suite: under the pytest paths (default: the root), plus a root conftest.py.
+
+    A node id (`tests/test_a.py::test_x`, as `pytest --mu2py` passes a selection) names its file.
+    """
     root = Path(spec.root)
     files: set[Path] = set(root.glob("conftest.py"))
     for arg in spec.pytest_args or (".",):
-        path = root / arg
+        path = root / arg.split("::", 1)[0]
         if path.is_dir():
             # hidden folders hold caches and virtual environments, never the suite
             files.update(p for p in path.rglob("*.py")

@@ -1,6 +1,7 @@
 """The Python API (`mu2py.score`, `mu2py.mutate`, ...) gives what the commands' --json prints, and prints nothing."""
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -129,3 +130,15 @@ def test_fuzz_needs_a_budget():
         mu2py.fuzz(SORT)
     with pytest.raises(UserError, match="not a positive duration"):
         mu2py.fuzz(SORT, time="0s")
+
+
+def test_running_marks_the_environment_for_the_block_only(monkeypatch):
+    from mu2py.api import RUNNING_ENV, running
+
+    monkeypatch.delenv(RUNNING_ENV, raising=False)
+    with running():  # inherited by every process a job starts: their pytest sessions ignore --mu2py
+        assert os.environ[RUNNING_ENV] == "1"
+        with running():
+            assert os.environ[RUNNING_ENV] == "1"
+        assert os.environ[RUNNING_ENV] == "1"
+    assert RUNNING_ENV not in os.environ
