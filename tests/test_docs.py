@@ -334,7 +334,8 @@ def workspace(tmp_path_factory):
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "PYTHONPATH": str(root),
            "GIT_AUTHOR_NAME": "docs", "GIT_AUTHOR_EMAIL": "docs@example.invalid", "GIT_COMMITTER_NAME": "docs",
            "GIT_COMMITTER_EMAIL": "docs@example.invalid"}
-    for step in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "checkout"]):
+    for step in (["git", "init", "-q"], ["git", "add", "-A"],
+                 ["git", "-c", "commit.gpgsign=false", "commit", "-q", "--no-verify", "-m", "checkout"]):
         subprocess.run(step, cwd=root, env=env, check=True, capture_output=True, timeout=120)
     done: set[tuple[str, str]] = set()
     timings: list[tuple[float, str]] = []
