@@ -173,11 +173,40 @@ def _pip_error(args: list[str]) -> str | None:
     return None
 
 
+def _plugin_options() -> dict[str, bool]:
+    """The options mu2py's pytest plugin adds, and whether each takes a value."""
+    from mu2py.cli import pytest_plugin
+
+    found: dict[str, bool] = {}
+
+    class Group:
+        def addoption(self, *names: str, **kwargs: object) -> None:
+            found.update({name: kwargs.get("action") not in ("store_true", "store_false") for name in names})
+
+    class Parser:
+        def getgroup(self, *args: object, **kwargs: object) -> Group:
+            return Group()
+
+    pytest_plugin.pytest_addoption(Parser())  # type: ignore[arg-type]
+    return found
+
+
 def _pytest_error(argv: list[str]) -> str | None:
-    """The README's test command is the one .ci/run runs."""
-    ci = (ROOT / ".ci" / "run").read_text()
-    line = "python -m pytest " + " ".join(argv)
-    return None if line in ci else f"not what .ci/run runs: {line}"
+    """The README's test command is the one .ci/run runs; any other shows mu2py's plugin with its own options."""
+    if "python -m pytest " + " ".join(argv) in (ROOT / ".ci" / "run").read_text():
+        return None
+    plugin = _plugin_options()
+    args = iter(argv)
+    for arg in args:
+        name = arg.split("=", 1)[0]
+        if name in ("-k", "-m"):
+            next(args, None)
+        elif name.startswith("-") and name not in ("-q", "-x", "-v"):
+            if name not in plugin:
+                return f"no check for pytest's {name} (mu2py's plugin has {sorted(plugin)})"
+            if plugin[name] and "=" not in arg and next(args, None) is None:
+                return f"{name} needs a value"
+    return None
 
 
 def _all_bash() -> list[tuple[str, str]]:
@@ -242,6 +271,8 @@ def test_bash_commands_parse() -> None:
                 error = _pip_error(args[3:])
             elif program in ("python", "python3") and args[:2] == ["-m", "pytest"]:
                 error = _pytest_error(args[2:])
+            elif program == "pytest":
+                error = _pytest_error(args)
             elif program in ("python", "python3") and args and args[0].startswith("benchmarks/"):
                 benchmarks.append((args[0], args[1:]))
                 error = None
@@ -259,6 +290,7 @@ def test_the_parse_check_catches_a_wrong_option() -> None:
     assert _parse_error(parsers["bonsai"], ["run", "g.lark", "--bounds", "2,2,2"])
     assert _parse_error(parsers["mu2py"], ["fuzz", "m:d", "--trials", "many"])
     assert _pip_error(["-e", ".[tests]"]) and not _pip_error(["-e", ".[test]"])
+    assert _pytest_error(["--mu2py", "--mu2py-path", "src"]) and not _pytest_error(["--mu2py-paths", "src"])
     assert _benchmark_errors([("benchmarks/equal_time.py", ["--seedz", "1"])])
 
 
@@ -279,7 +311,7 @@ def test_options_named_in_the_text_exist() -> None:
     options = {program: _options(parser) for program, parser in _parsers().items()}
     known = set().union(*(opts for table in options.values() for opts in table.values()))
     # options of the other programs the pages show: pytest, Hypothesis's pytest plugin, pip, mkdocs, benchmarks
-    known |= {"--hypothesis-seed", "--strict", "--variants", "--checkout"}
+    known |= {"--hypothesis-seed", "--deselect", "--strict", "--variants", "--checkout", *_plugin_options()}
     known |= {option for _, command in _all_bash() for option in re.findall(r"(?<![\w-])--[a-z][\w-]*", command)}
     errors = []
     for page in PAGES:
