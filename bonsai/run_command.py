@@ -24,7 +24,7 @@ examples:
   bonsai run grammars/json.lark --target targets.json_decoder.driver:parse --bounds 2,2,2 \\
       --node-trials 50 --out out/json
   bonsai run grammars/ini.lark --target ini_wrap:parse --targets configparser --bounds 2,2,2 \\
-      --node-trials 30 --out out/ini     # ini_wrap.py in the current directory: see the README
+      --node-trials 30 --out out/ini     # ini_wrap.py in the current directory: see docs/bonsai.md
 
 A plain function `def f(text: str)` is a target: it gets each generated input as a string; an
 exception it raises is a failure. Coverage is measured on the modules --targets names (default:

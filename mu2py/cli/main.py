@@ -22,7 +22,7 @@ from mu2py.errors import STORAGE_ERRNOS, OutputError, UserError
 
 Command = Callable[[argparse.Namespace, Console], int]
 
-# exit codes (documented in the README and `mu2py --help`)
+# exit codes (documented in docs/index.md and `mu2py --help`)
 EXIT_OK = 0
 EXIT_BELOW_THRESHOLD = 1  # --fail-under: the mutation score is below the bar
 EXIT_USAGE = 2  # bad input: a one-line `mu2py: error: ...` on stderr

@@ -14,6 +14,17 @@ from mu2py.target.modules import modules_at, package_root
 # what `[tool.mu2py]` may hold for every command, and each value's type
 SHARED: dict[str, type] = {"paths": list, "package": str, "tests": list, "pytest_args": list, "skip": list,
                            "skip_lines": list}
+# what each SHARED key does (docs/configuration.md is generated from these tables: docs/gen_config.py)
+SHARED_HELP: dict[str, str] = {
+    "paths": "source files or package folders to mutate, relative to the project root (excludes `package`; "
+             "`--paths` or `--package` on the command line win)",
+    "package": "an importable package to mutate (excludes `paths`; `--package` or `--paths` on the command line win)",
+    "tests": "test paths given to pytest (`--tests`, or the test ids `props` is given, win; default: pytest's own)",
+    "pytest_args": "more arguments for pytest, after the test paths (`score --pytest-args` adds to them)",
+    "skip": "module-name or file globs not to mutate (`score --skip` adds to them)",
+    "skip_lines": "regular expressions: no mutant on a source line where `re.search` finds any of them "
+                  "(as on a line marked `# pragma: no mutate`)",
+}
 # a table per command (`[tool.mu2py.score]`): the options its command line takes too, which win over them
 COMMANDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "score": {"workers": int, "fail_under": (int, float), "timeout_factor": (int, float), "import_time": str,

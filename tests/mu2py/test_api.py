@@ -31,15 +31,15 @@ def _untimed(value):
     return value
 
 
-def _readme_example() -> str:
-    """The Python code block of README.md's "Python API" section."""
-    section = (ROOT / "README.md").read_text().split("## Python API", 1)[1].split("\n## ", 1)[0]
-    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+def _docs_example() -> str:
+    """The Python code block of the docs' "Python API" page (docs/api.md)."""
+    page = (ROOT / "docs" / "api.md").read_text()
+    return re.search(r"```python\n(.*?)```", page, re.S).group(1)
 
 
 @pytest.fixture(scope="module")
-def readme_run(tmp_path_factory):
-    """README's example, run where `project` is a copy of the score sample; its names and what it printed."""
+def docs_run(tmp_path_factory):
+    """The docs' example, run where `project` is a copy of the score sample; its names and what it printed."""
     import contextlib
     import io
     import os
@@ -52,21 +52,21 @@ def readme_run(tmp_path_factory):
     try:
         with contextlib.redirect_stdout(printed):
             names: dict = {}
-            exec(compile(_readme_example(), "README.md", "exec"), names)
+            exec(compile(_docs_example(), "docs/api.md", "exec"), names)
     finally:
         os.chdir(cwd)
     return where / "project", names, printed.getvalue()
 
 
-def test_the_readme_example_runs(readme_run):
-    _, names, printed = readme_run
+def test_the_docs_example_runs(docs_run):
+    _, names, printed = docs_run
     assert isinstance(names["result"], mu2py.api.ScoreResult)
     assert re.match(r"score \d+\.\d%: exit code 0\n", printed)
     assert "@@" in printed  # a survivor's diff
 
 
-def test_score_equals_what_score_json_prints(readme_run, capsys):
-    project, names, _ = readme_run
+def test_score_equals_what_score_json_prints(docs_run, capsys):
+    project, names, _ = docs_run
     result = names["result"]
     code = main(["score", "--root", str(project), "--paths", "sample_pkg", "--tests", "tests", "--no-cache",
                  "--json", "--fail-under", "50"])
@@ -75,8 +75,8 @@ def test_score_equals_what_score_json_prints(readme_run, capsys):
     assert result.root == project.resolve() and 0 < result.score < 1
 
 
-def test_fail_under_is_the_exit_code_not_an_exit(readme_run):
-    project, names, _ = readme_run
+def test_fail_under_is_the_exit_code_not_an_exit(docs_run):
+    project, names, _ = docs_run
     below = mu2py.api.ScoreResult(names["result"].report, project, fail_under=99.5)
     assert below.exit_code == 1 and not below.passed and "below --fail-under 99.5%" in below.shortfall
 

@@ -1,4 +1,4 @@
-"""The README's "CI example", run step by step in a small git project: the section fails this test if it drifts.
+"""The "CI example" of docs/score.md, run step by step in a small git project: the section fails this test if it drifts.
 
 Steps that install packages or use actions (checkout, artifacts, SARIF upload) are GitHub's part and are
 left out; every `run:` step and the baseline command run as written, with `mu2py` being this checkout.
@@ -19,12 +19,12 @@ import yaml
 import mu2py
 from tests.mu2py.score.conftest import git, make_calc_project
 
-README = Path(__file__).resolve().parents[3] / "README.md"
+PAGE = Path(__file__).resolve().parents[3] / "docs" / "score.md"
 
 
 def _section() -> tuple[dict, str]:
-    """The workflow (parsed) and the baseline command of the README's CI example."""
-    text = README.read_text(encoding="utf-8")
+    """The workflow (parsed) and the baseline command of the page's CI example."""
+    text = PAGE.read_text(encoding="utf-8")
     section = text.split("\n## CI example\n", 1)[1].split("\n## ", 1)[0]
     [workflow] = re.findall(r"```yaml\n(.*?)```", section, re.S)
     [command] = re.findall(r"```bash\n(.*?)```", section, re.S)
@@ -53,8 +53,8 @@ def shell(tmp_path: Path):
     return run
 
 
-@pytest.mark.skipif(sys.version_info >= (3, 13), reason="the README's commands are checked once, on 3.11: CI's time")
-def test_the_readme_ci_example_runs(tmp_path: Path, shell) -> None:
+@pytest.mark.skipif(sys.version_info >= (3, 13), reason="the docs' commands are checked once, on 3.11: CI's time")
+def test_the_docs_ci_example_runs(tmp_path: Path, shell) -> None:
     workflow, baseline_command = _section()
     jobs = workflow["jobs"]
     assert list(jobs) == ["changed-lines", "shard", "ratchet"] and "--update-baseline" in baseline_command
