@@ -218,7 +218,8 @@ def add_score_command(sub: Any) -> None:
     p.add_argument("--cache", help="verdict cache file (default: ROOT/.mu2py-cache/score.json)")
     p.add_argument("--no-cache", action="store_true", help="judge every mutant again")
     p.add_argument("--json", action="store_true", help="the full report as JSON on stdout")
-    p.add_argument("--html", metavar="DIR", help="write an HTML report: one page per source file")
+    p.add_argument("--html", metavar="DIR", help="write an HTML report (offline: open DIR/index.html): every mutant "
+                   "on its line in the file's source, with its status and the tests that killed or cover it")
     p.add_argument("--show", type=int, default=20, help="survivors to list in the terminal (most worth a look first)")
     p.add_argument("--fail-under", type=percent, metavar="PCT",
                    help="exit with code 1 when the score (in percent) is below PCT (for CI)")
@@ -233,7 +234,7 @@ def add_score_command(sub: Any) -> None:
     m.add_argument("reports", nargs="+", metavar="REPORT", help="JSON reports written by score --report")
     m.add_argument("--root", default=".", help="project root the merged paths are under (default: current directory)")
     m.add_argument("--json", action="store_true", help="the merged report as JSON on stdout")
-    m.add_argument("--html", metavar="DIR", help="write an HTML report: one page per source file")
+    m.add_argument("--html", metavar="DIR", help="write an HTML report (offline: open DIR/index.html)")
     m.add_argument("--show", type=int, default=20, help="survivors to list in the terminal")
     m.add_argument("--fail-under", type=percent, metavar="PCT", help="exit with code 1 when the score is below PCT")
     _ci_arguments(m)

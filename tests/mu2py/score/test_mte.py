@@ -1,33 +1,37 @@
-"""`score --mte FILE`: the report as a mutation-testing-report-schema document, valid under the schema of the pinned
-npm package (tests/data/mte)."""
+"""`score --mte FILE` and `score --html DIR`: the report as a mutation-testing-report-schema document, valid under
+the schema of the pinned npm package (tests/data/mte), and the page of mutation-testing-elements that shows it."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import json
+import os
 import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 
 import jsonschema
 import pytest
 
 from mu2py.cli.main import main
-from mu2py.score import mte
+from mu2py.score import html, mte
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 SCHEMA = json.loads((DATA / "mte" / "mutation-testing-report-schema.json").read_text())
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # .ci/run installs it
 
 
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, dict]:
-    """tests/data/score_sample scored once, with --mte: (the project root, the report, the document)."""
+    """tests/data/score_sample scored once, with --mte and --html: (the project root, the report, the document)."""
     root = tmp_path_factory.mktemp("mte") / "project"
     shutil.copytree(DATA / "score_sample", root)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["score", "--root", str(root), "--paths", "sample_pkg", "--tests", "tests", "--no-cache",
-                     "--json", "--mte", str(root / "out" / "mte.json")]) == 0
+                     "--json", "--mte", str(root / "out" / "mte.json"), "--html", str(root / "html")]) == 0
     return root, json.loads(out.getvalue()), json.loads((root / "out" / "mte.json").read_text())
 
 
@@ -146,3 +150,61 @@ def test_score_merge_writes_it_too(scored, tmp_path: Path, capsys: pytest.Captur
                  "--show", "0"]) == 0
     capsys.readouterr()
     assert json.loads((tmp_path / "m.json").read_text()) == document
+
+
+def test_the_page_inlines_the_document_and_loads_the_vendored_component(scored) -> None:
+    root, _, document = scored
+    folder = root / "html"
+    index = (folder / "index.html").read_text()
+    assert (folder / html.SCRIPT).read_bytes() == (html.VENDOR / html.SCRIPT).read_bytes()
+    assert "Apache License" in (folder / html.LICENSE).read_text()
+    assert f"<script src='{html.SCRIPT}'></script>" in index and "http://" not in index.split("<body>")[0]
+    inlined = index.split("<script id='mu2py-report' type='application/json'>")[1].split("</script>")[0]
+    assert json.loads(inlined) == {k: v for k, v in document.items() if k != "projectRoot"}
+    assert str(root) not in index  # names no folder of this machine
+    assert "Mutation score: 51.2%" in index and "survivors, most worth a look first" in index
+    assert "href='#mutant/core.py'" in index  # the component's path: the folder all files share left out
+    assert html.component_paths(["a/b/c.py", "a/b/d/e.py"]) == {"a/b/c.py": "c.py", "a/b/d/e.py": "d/e.py"}
+    assert html.component_paths(["a/c.py", "b/c.py"]) == {"a/c.py": "a/c.py", "b/c.py": "b/c.py"}
+
+
+# counts, in each file's view of the component, the mutants it draws (spans marked with their ids, inside shadow
+# roots), and writes them into the light DOM, where --dump-dom shows them
+PROBE = """<script>
+function deep(root, selector, found) {
+  root.querySelectorAll(selector).forEach(e => found.push(e));
+  root.querySelectorAll("*").forEach(e => { if (e.shadowRoot) deep(e.shadowRoot, selector, found); });
+  return found;
+}
+const pause = ms => new Promise(done => setTimeout(done, ms));
+(async () => {
+  const drawn = {};
+  for (const path of PATHS) {
+    location.hash = "#mutant/" + path;
+    await pause(400);
+    drawn[path] = new Set(deep(document, "[data-mutant-id]", []).map(e => e.dataset.mutantId)).size;
+  }
+  const out = document.createElement("pre");
+  out.id = "mte-probe";
+  out.textContent = JSON.stringify(drawn);
+  document.body.append(out);
+})();
+</script>"""
+
+
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+def test_the_page_draws_every_mutant_in_headless_chromium(scored) -> None:
+    """From a file:// URL, offline: each file's view draws each of its mutants."""
+    root, _, document = scored
+    shown = html.component_paths(list(document["files"]))
+    page = (root / "html" / "index.html").read_text()
+    probe = root / "html" / "probe.html"  # the page, and a script that reads what the component drew
+    probe.write_text(page.replace("</body>", PROBE.replace("PATHS", json.dumps(list(shown.values()))) + "</body>"))
+    with tempfile.TemporaryDirectory() as profile:
+        run = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                              "--no-first-run", "--disable-background-networking", "--disable-component-update",
+                              "--disable-sync", f"--user-data-dir={profile}", "--virtual-time-budget=20000",
+                              "--dump-dom", probe.as_uri()], capture_output=True, text=True, timeout=120)
+    assert "<pre id=\"mte-probe\">" in run.stdout, run.stderr[-2000:]
+    drawn = json.loads(run.stdout.split("<pre id=\"mte-probe\">")[1].split("</pre>")[0])
+    assert drawn == {shown[rel]: len(file["mutants"]) for rel, file in document["files"].items()}
