@@ -1,9 +1,10 @@
-"""The score report in the field's standard format: a mutation-testing-report-schema document (the JSON Stryker,
-PIT's report plugin and Infection write, and the mutation-testing-elements web component reads).
+"""mu2py's reports in the field's standard format: a mutation-testing-report-schema document (the JSON Stryker,
+PIT's report plugin and Infection write, and the mutation-testing-elements web component reads), from a score
+report (`score_document`) or a `mutate` report (`mutate_document`: the inputs play the tests).
 
 Each source file holds its full text and its mutants; a mutant's location is 1-based in lines and columns, its end
 exclusive, columns counted in UTF-16 code units as the web component counts them (mu2py's own `column` counts
-code points from 0).  mu2py's statuses map onto the schema's: killed → Killed (a worker the mutant crashed or filled
+code points from 0).  Score's statuses map onto the schema's: killed → Killed (a worker the mutant crashed or filled
 with memory too: the suite noticed, and the score counts it), timeout → Timeout, survived → Survived, no_coverage →
 NoCoverage, and a mutant that does not compile → CompileError (no test judged it; the schema's metrics leave it out
 of the score, where mu2py's count it killed).  Tests are defined under `testFiles` with short ids, as Stryker writes
@@ -13,6 +14,7 @@ them, so `killedBy` and `coveredBy` stay small.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,19 +161,20 @@ def _test_lines(source: str) -> dict[str, tuple[int, int]]:
     return found
 
 
-def _test_files(ids: dict[str, str], root: Path) -> dict[str, Any]:
-    """The schema's `testFiles`: per file of the tests (node ids `file::name`), its source and its tests."""
+def _test_files(ids: dict[str, str], root: Path, group: Callable[[str], tuple[str, str]]) -> dict[str, Any]:
+    """The schema's `testFiles`: per file of the tests (`group` gives a test's file and name), its source when it is
+    a Python file under `root`, and its tests, each at its `def` when the source has one of its name."""
     files: dict[str, Any] = {}
     places: dict[str, dict[str, tuple[int, int]]] = {}
-    for nodeid, short in ids.items():
-        file, _, name = nodeid.partition("::")
+    for key, short in ids.items():
+        file, name = group(key)
         if file not in files:
             files[file] = {"tests": []}
             source = _read(root / file) if file.endswith(".py") else None
             if source is not None:
                 files[file]["source"] = source
             places[file] = _test_lines(source) if source is not None else {}
-        test: dict[str, Any] = {"id": short, "name": name or nodeid}
+        test: dict[str, Any] = {"id": short, "name": name}
         where = places[file].get(name.split("[", 1)[0])
         if where is not None:
             test["location"] = {"start": {"line": where[0], "column": where[1]}}
@@ -179,27 +182,40 @@ def _test_files(ids: dict[str, str], root: Path) -> dict[str, Any]:
     return files
 
 
-def score_document(result: dict[str, Any], root: Path, *, project_root: bool = True) -> Document:
-    """The mutation-testing-report-schema document of a score report (`score --json`), paths relative to `root`.
+@dataclass(frozen=True)
+class Verdict:
+    """A mutant's outcome in the schema's terms: its status and why, the tests (or inputs) that killed it, and those
+    that cover it (None when the run does not know them)."""
 
+    status: str
+    reason: str
+    killed_by: tuple[str, ...] = ()
+    covered_by: tuple[str, ...] | None = None
+
+
+def build(entries: list[dict[str, Any]], root: Path, verdict: Callable[[dict[str, Any]], Verdict], *,
+          tests: Iterable[str] = (), group: Callable[[str], tuple[str, str]], project_root: bool = True) -> Document:
+    """The document of mutant entries (mu2py's JSON shape: file, line, column, end_line, end_column, original,
+    mutated, operator, at_import...), paths relative to `root`; `verdict` says what became of each.
+
+    `tests` are the known tests (or inputs) in their run order; `group` gives a test's file and name in `testFiles`.
     `project_root` False leaves the absolute root out (a page meant to be shared names no local folder).
     """
     from mu2py import __version__
 
-    covering = covering_tests(result)
-    ids: dict[str, str] = {}  # node id -> the document's short test id, in the suite's order
+    ids: dict[str, str] = {}  # test -> the document's short id, in run order
 
-    def short(nodeid: str) -> str:
-        return ids.setdefault(nodeid, str(len(ids)))
+    def short(test: str) -> str:
+        return ids.setdefault(test, str(len(ids)))
 
-    for test in result.get("tests", ()):
-        short(test["id"])
+    for test in tests:
+        short(test)
     by_file: dict[str, list[dict[str, Any]]] = {}
-    for entry in result["mutants"]:
+    for entry in entries:
         by_file.setdefault(entry["file"], []).append(entry)
     files: dict[str, Any] = {}
     left_out: dict[str, str] = {}
-    for file, entries in sorted(by_file.items()):
+    for file, in_file in sorted(by_file.items()):
         rel = relative(file, root)
         text = _read(Path(file))
         if text is None:
@@ -207,19 +223,21 @@ def score_document(result: dict[str, Any], root: Path, *, project_root: bool = T
             continue
         source = _Source(text)
         mutants = []
-        for entry in sorted(entries, key=lambda e: (e["line"], e["column"], e["id"])):
+        for entry in sorted(in_file, key=lambda e: (e["line"], e["column"], e["id"])):
             place = source.place(entry)
             if place is None:
                 break
-            state, reason, killer = status(entry)
+            outcome = verdict(entry)
             mutant: dict[str, Any] = {
                 "id": entry["id"], "mutatorName": entry["operator"], "replacement": entry["mutated"],
-                "location": source.location(*place), "status": state, "statusReason": reason,
-                "static": bool(entry.get("at_import")), "testsCompleted": entry.get("tests_run") or 0}
-            if killer is not None:
-                mutant["killedBy"] = [short(killer)]
-            if "tests" in result:  # the report knows who reaches what: the tests that cover it, killer included
-                covered = [short(t) for t in covering.get(entry.get("site", -1), ())]
+                "location": source.location(*place), "status": outcome.status, "statusReason": outcome.reason,
+                "static": bool(entry.get("at_import"))}
+            if entry.get("tests_run") is not None:
+                mutant["testsCompleted"] = entry["tests_run"]
+            if outcome.killed_by:
+                mutant["killedBy"] = [short(t) for t in outcome.killed_by]
+            if outcome.covered_by is not None:  # the killers too: a test that killed it ran it
+                covered = [short(t) for t in outcome.covered_by]
                 mutant["coveredBy"] = covered + [i for i in mutant.get("killedBy", ()) if i not in covered]
             if entry.get("seconds") is not None:
                 mutant["duration"] = round(1000 * entry["seconds"], 1)
@@ -230,9 +248,49 @@ def score_document(result: dict[str, Any], root: Path, *, project_root: bool = T
         left_out[rel] = "changed since the run (its mutants are no longer where the report says)"
     document: dict[str, Any] = {
         "schemaVersion": SCHEMA_VERSION, "thresholds": dict(THRESHOLDS), "files": files,
-        "testFiles": _test_files(ids, root),
-        "framework": {"name": "mu2py", "version": __version__},
-    }
+        "testFiles": _test_files(ids, root, group), "framework": {"name": "mu2py", "version": __version__}}
     if project_root:
         document["projectRoot"] = str(root)
     return Document(document, left_out)
+
+
+def _nodeid_parts(nodeid: str) -> tuple[str, str]:
+    file, _, name = nodeid.partition("::")
+    return file, name or nodeid
+
+
+def score_document(result: dict[str, Any], root: Path, *, project_root: bool = True) -> Document:
+    """The document of a score report (`score --json`): the suite's tests under `testFiles` by their files, each
+    mutant covered by the tests that reach it (when the report lists them)."""
+    covering = covering_tests(result) if "tests" in result else None
+
+    def verdict(entry: dict[str, Any]) -> Verdict:
+        state, reason, killer = status(entry)
+        covered = tuple(covering.get(entry.get("site", -1), ())) if covering is not None else None
+        return Verdict(state, reason, (killer,) if killer else (), covered)
+
+    return build(result["mutants"], root, verdict, tests=[t["id"] for t in result.get("tests", ())],
+                 group=_nodeid_parts, project_root=project_root)
+
+
+_HOW = {"output": "its output differed from the original's", "exception": "it raised where the original did not, or "
+        "raised another exception", "timeout": "it ran over its time limit", "crash": "it crashed the process"}
+
+
+def mutate_document(result: dict[str, Any], root: Path, driver: str) -> Document:
+    """The document of a `mutate --json` report (or a fuzz campaign's mutants.json): the inputs play the tests,
+    under `testFiles` as the driver's; a mutant killed by a timeout is Timeout, by any other difference Killed; one
+    no input reached is NoCoverage."""
+
+    def verdict(entry: dict[str, Any]) -> Verdict:
+        if entry["status"] == "killed":
+            how = _HOW.get(entry.get("reason") or "", f"it differed ({entry.get('reason')})")
+            state = "Timeout" if entry.get("reason") == "timeout" else "Killed"
+            label = entry.get("input")
+            return Verdict(state, f"on input {label}: {how}" if label else how, (label,) if label else ())
+        if entry.get("reached") is False:
+            return Verdict("NoCoverage", "no input reached it")
+        return Verdict("Survived", "no input told it apart from the original")
+
+    return build(result["mutants"], root, verdict, tests=result.get("inputs", ()),
+                 group=lambda label: (driver, label))

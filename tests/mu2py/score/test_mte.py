@@ -152,6 +152,38 @@ def test_score_merge_writes_it_too(scored, tmp_path: Path, capsys: pytest.Captur
     assert json.loads((tmp_path / "m.json").read_text()) == document
 
 
+SORT = "targets.insertion_sort.driver:sort"
+
+
+def test_mutate_and_fuzz_write_it_too_their_inputs_as_the_tests(tmp_path, monkeypatch, capsys) -> None:
+    """`mutate --mte` and `fuzz --mte`: the same statuses as their reports (a kill by a timeout is Timeout), each
+    kill by the input that made it, the inputs under the driver's name in `testFiles`."""
+    monkeypatch.chdir(DATA.parents[1])  # the repository: the target's path relative to it
+    assert main(["mutate", SORT, "--value", "[3, 2, 1]", "--value", "[1]", "--json", "--mte",
+                 str(tmp_path / "mutate.json")]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert main(["fuzz", SORT, "--trials", "40", "--quiet", "--out", str(tmp_path / "out"), "--mte",
+                 str(tmp_path / "fuzz.json")]) == 0
+    capsys.readouterr()
+    for name, source in (("mutate.json", report), ("fuzz.json", json.loads((tmp_path / "out" / "mutants.json")
+                                                                           .read_text()))):
+        document = json.loads((tmp_path / name).read_text())
+        _validate(document)
+        [(rel, file)] = document["files"].items()
+        assert rel == "targets/insertion_sort/sort.py" and file["source"] == Path(rel).read_text()
+        inputs = {t["id"]: t["name"] for t in document["testFiles"][SORT]["tests"]}
+        by_id = {m["id"]: m for m in file["mutants"]}
+        assert set(by_id) == {m["id"] for m in source["mutants"]}
+        for m in source["mutants"]:
+            got = by_id[m["id"]]
+            want = {"output": "Killed", "exception": "Killed", "crash": "Killed", "timeout": "Timeout"}.get(
+                m["reason"], "Survived" if m["reached"] else "NoCoverage")
+            assert got["status"] == want and [inputs[i] for i in got.get("killedBy", [])] == [m["input"]] * (
+                m["status"] == "killed"), (m, got)
+    assert json.loads((tmp_path / "mutate.json").read_text())["testFiles"][SORT]["tests"] == [
+        {"id": "0", "name": "--value [3, 2, 1]"}, {"id": "1", "name": "--value [1]"}]
+
+
 def test_the_page_inlines_the_document_and_loads_the_vendored_component(scored) -> None:
     root, _, document = scored
     folder = root / "html"
