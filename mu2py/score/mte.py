@@ -227,17 +227,17 @@ def build(entries: list[dict[str, Any]], root: Path, verdict: Callable[[dict[str
             place = source.place(entry)
             if place is None:
                 break
-            outcome = verdict(entry)
+            judged = verdict(entry)
             mutant: dict[str, Any] = {
                 "id": entry["id"], "mutatorName": entry["operator"], "replacement": entry["mutated"],
-                "location": source.location(*place), "status": outcome.status, "statusReason": outcome.reason,
+                "location": source.location(*place), "status": judged.status, "statusReason": judged.reason,
                 "static": bool(entry.get("at_import"))}
             if entry.get("tests_run") is not None:
                 mutant["testsCompleted"] = entry["tests_run"]
-            if outcome.killed_by:
-                mutant["killedBy"] = [short(t) for t in outcome.killed_by]
-            if outcome.covered_by is not None:  # the killers too: a test that killed it ran it
-                covered = [short(t) for t in outcome.covered_by]
+            if judged.killed_by:
+                mutant["killedBy"] = [short(t) for t in judged.killed_by]
+            if judged.covered_by is not None:  # the killers too: a test that killed it ran it
+                covered = [short(t) for t in judged.covered_by]
                 mutant["coveredBy"] = covered + [i for i in mutant.get("killedBy", ()) if i not in covered]
             if entry.get("seconds") is not None:
                 mutant["duration"] = round(1000 * entry["seconds"], 1)
