@@ -149,7 +149,9 @@ class _View:
 
 def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
     from mu2py.api import fuzz
+    from mu2py.cli.report import check_mte, write_mte
 
+    check_mte(args.mte)
     view = _View(console, args.quiet)
     try:
         result = fuzz(args.target, trials=args.trials, time=args.time, seed=args.seed, out=args.out,
@@ -170,6 +172,10 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         view.stop()
     out = Path(args.out) if args.out else None
     report = result.report
+    if args.mte and report is not None:
+        write_mte(args.mte, report, args.target)
+    elif args.mte:
+        console.print(f"--mte: no mutants report to write ({args.mte} not written)")
     if args.workers > 1 or args.cluster:  # parallel campaigns, merged
         if report is not None:
             print_mutation_report(console, report, max_rows=10, more=f"all of them in {out / 'mutants.json'}",
@@ -285,6 +291,9 @@ def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], 
     p.add_argument("--no-judge", dest="judge", action="store_false",
                    help="do not judge the corpus against the mutants at the end (coverage guidance: all of it; "
                         "mutation guidance: the saved inputs whose mutants did not all run)")
+    p.add_argument("--mte", metavar="FILE",
+                   help="write the mutants report (as mutants.json) as mutation-testing-report-schema JSON (Stryker's "
+                        "format: every mutant in its file's source; the inputs stand for the tests)")
     evaluation_args(p)
     p.set_defaults(run=lambda a, c: _fuzz_or_say_where(a, c, prefixes), own_stdout=True)
 

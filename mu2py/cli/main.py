@@ -59,6 +59,10 @@ def _mutants(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+MTE_HELP = ("write the report as mutation-testing-report-schema JSON (Stryker's format: every mutant in its file's "
+            "source; the inputs stand for the tests), which mutation-testing-elements reads")
+
+
 def _evaluation_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--targets", help="comma-separated module prefixes to mutate (default: the driver's package)")
     p.add_argument("--timeout", type=float, help="seconds a mutant may run on one input (default: 20x original)")
@@ -75,7 +79,9 @@ def _prefixes(args: argparse.Namespace) -> tuple[str, ...] | None:
 
 def _mutate(args: argparse.Namespace, console: Console) -> int:
     from mu2py.api import MutateProgress, mutate
+    from mu2py.cli.report import check_mte, write_mte
 
+    check_mte(args.mte)
     run = partial(mutate, args.target, inputs=args.input or (), values=args.value or (), targets=_prefixes(args),
                   timeout=args.timeout, opt=args.opt, memory_limit=args.memory_limit, workers=args.workers,
                   cluster=args.cluster, fail_under=args.fail_under)
@@ -103,6 +109,8 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
                 console.print(f"input {p.judged}/{p.total} judged: {p.killed} mutants killed so far")
 
         result = run(progress=plain)
+    if args.mte:
+        write_mte(args.mte, result.report, args.target)
     if args.json:
         print(json.dumps(result.report, indent=1), file=console.file)
     else:
@@ -134,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cluster", metavar="ADDRESS", help="judge shards on Dask: tcp://HOST:8786 or local:N")
     p.add_argument("--fail-under", type=percent, metavar="PCT",
                    help="exit with code 1 when the mutation score is below PCT (for CI)")
+    p.add_argument("--mte", metavar="FILE", help=MTE_HELP)
     _evaluation_args(p)
     p.set_defaults(run=_mutate, own_stdout=True)
 

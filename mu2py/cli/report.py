@@ -1,7 +1,11 @@
-"""Human-readable reports: mutation summaries and survivor tables in the terminal."""
+"""Human-readable reports: mutation summaries and survivor tables in the terminal; `mutate`'s and `fuzz`'s
+report as a mutation-testing-report-schema document (`--mte FILE`)."""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -40,3 +44,24 @@ def print_mutation_report(console: Console, report: dict[str, Any], *, max_rows:
         f"by reason: {why}; alive: {summary['alive']} (never reached: {summary.get('not_reached', 0)})",
         markup=True,
     )
+
+
+def check_mte(path: str | None) -> None:
+    """A `--mte FILE` whose folder cannot be written is named before the run, not after it."""
+    if path:
+        from mu2py.store.atomic import ensure_writable
+
+        ensure_writable(Path(path).parent)
+
+
+def write_mte(path: str, report: dict[str, Any], driver: str) -> None:
+    """Write a `mutate`-shaped report as a mutation-testing-report-schema document (the inputs as the tests, under
+    the driver's name), atomically, paths relative to the current directory; a file it leaves out is named on
+    stderr."""
+    from mu2py.score.mte import mutate_document
+    from mu2py.store.atomic import write_atomic
+
+    converted = mutate_document(report, Path.cwd(), driver)
+    for rel, why in converted.left_out.items():
+        print(f"mu2py: --mte leaves out {rel}: {why}", file=sys.stderr)
+    write_atomic(Path(path), json.dumps(converted.report, ensure_ascii=False) + "\n")

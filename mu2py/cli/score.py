@@ -152,7 +152,7 @@ def _present(result: dict[str, Any], args: argparse.Namespace, root: Path, conso
 
 
 def _ci_outputs(result: dict[str, Any], args: argparse.Namespace, root: Path, console: Console) -> int:
-    """Write --report, --junit, --sarif, print --github annotations, apply --baseline; 1 when a file's score
+    """Write --report, --junit, --sarif, --mte, print --github annotations, apply --baseline; 1 when a file's score
     fell below its baseline (one line on stderr per file), else 0."""
     from mu2py.score import baseline, reports
     from mu2py.store.atomic import write_atomic, write_json
@@ -163,6 +163,13 @@ def _ci_outputs(result: dict[str, Any], args: argparse.Namespace, root: Path, co
         write_atomic(Path(args.junit), reports.junit(result, root))
     if args.sarif:
         write_atomic(Path(args.sarif), reports.sarif(result, root))
+    if args.mte:
+        from mu2py.score.mte import score_document
+
+        converted = score_document(result, root)
+        for rel, why in converted.left_out.items():
+            print(f"mu2py: --mte leaves out {rel}: {why}", file=sys.stderr)
+        write_atomic(Path(args.mte), json.dumps(converted.report, ensure_ascii=False) + "\n")
     if args.github:
         for row in reports.github(result, root):
             print(row, flush=True)
@@ -211,7 +218,8 @@ def add_score_command(sub: Any) -> None:
     p.add_argument("--cache", help="verdict cache file (default: ROOT/.mu2py-cache/score.json)")
     p.add_argument("--no-cache", action="store_true", help="judge every mutant again")
     p.add_argument("--json", action="store_true", help="the full report as JSON on stdout")
-    p.add_argument("--html", metavar="DIR", help="write an HTML report: one page per source file")
+    p.add_argument("--html", metavar="DIR", help="write an HTML report (offline: open DIR/index.html): every mutant "
+                   "on its line in the file's source, with its status and the tests that killed or cover it")
     p.add_argument("--show", type=int, default=20, help="survivors to list in the terminal (most worth a look first)")
     p.add_argument("--fail-under", type=percent, metavar="PCT",
                    help="exit with code 1 when the score (in percent) is below PCT (for CI)")
@@ -226,7 +234,7 @@ def add_score_command(sub: Any) -> None:
     m.add_argument("reports", nargs="+", metavar="REPORT", help="JSON reports written by score --report")
     m.add_argument("--root", default=".", help="project root the merged paths are under (default: current directory)")
     m.add_argument("--json", action="store_true", help="the merged report as JSON on stdout")
-    m.add_argument("--html", metavar="DIR", help="write an HTML report: one page per source file")
+    m.add_argument("--html", metavar="DIR", help="write an HTML report (offline: open DIR/index.html)")
     m.add_argument("--show", type=int, default=20, help="survivors to list in the terminal")
     m.add_argument("--fail-under", type=percent, metavar="PCT", help="exit with code 1 when the score is below PCT")
     _ci_arguments(m)
@@ -237,6 +245,9 @@ def _ci_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--report", metavar="FILE", help="write the JSON report to FILE (atomically)")
     p.add_argument("--junit", metavar="FILE", help="write JUnit XML: a test case per mutant, survivors failing")
     p.add_argument("--sarif", metavar="FILE", help="write SARIF 2.1.0: a result per survivor, on its line")
+    p.add_argument("--mte", metavar="FILE",
+                   help="write the mutation-testing-report-schema JSON (Stryker's format: every mutant, its file's "
+                        "source, the tests), which mutation-testing-elements and the Stryker dashboard read")
     p.add_argument("--github", action="store_true", help="print a GitHub Actions ::warning per survivor")
     p.add_argument("--baseline", metavar="FILE",
                    help="per-file ratchet: exit 1 when a file's score is below its score in FILE")
@@ -262,7 +273,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
     """An output folder that cannot be written (read-only, not a directory) is named now, not after the run."""
     from mu2py.store.atomic import ensure_writable
 
-    files = [args.report, args.junit, args.sarif, args.baseline if args.update_baseline else None]
+    files = [args.report, args.junit, args.sarif, args.mte, args.baseline if args.update_baseline else None]
     for folder in dict.fromkeys([*(Path(f).parent for f in files if f), *([Path(args.html)] if args.html else [])]):
         ensure_writable(folder)
 

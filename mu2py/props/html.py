@@ -1,13 +1,54 @@
-"""The HTML report of `mu2py props --html DIR`: the properties table, and score's per-file pages of survivors."""
+"""The HTML report of `mu2py props --html DIR`: the properties table, and a page per source file with its survivors."""
 
 from __future__ import annotations
 
+import hashlib
 from html import escape
 from pathlib import Path
 from typing import Any
 
-from mu2py.score.html import STYLE, file_page, page_name
 from mu2py.store.atomic import write_atomic
+
+# the stylesheet of every page
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; }
+table { border-collapse: collapse; } td, th { padding: 2px 10px; text-align: right; }
+td:first-child, th:first-child { text-align: left; }
+pre { font-size: 13px; line-height: 1.35; }
+.line { display: block; } .survived { background: #ffd6d6; } .nocov { background: #eeeeee; }
+.note { display: block; color: #a00000; margin-left: 4em; } .num { color: #999; user-select: none; }
+"""
+
+
+def page_name(file: str) -> str:
+    """The page of a source file: its name and a hash of its path (two files may share a name)."""
+    stem = Path(file).name.replace(".py", "")
+    return f"{stem}-{hashlib.sha256(file.encode()).hexdigest()[:8]}.html"
+
+
+def file_page(file: str, mutants: list[dict[str, Any]], shown: str) -> str:
+    """One source file's page: every line, the survivors and uncovered mutants noted under theirs."""
+    try:
+        lines = Path(file).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    by_line: dict[int, list[dict[str, Any]]] = {}
+    for m in mutants:
+        if m["status"] in ("survived", "no_coverage"):
+            by_line.setdefault(m["line"], []).append(m)
+    out = [f"<html><head><meta charset='utf-8'><title>{escape(shown)}</title><style>{STYLE}</style></head><body>",
+           f"<h1>{escape(shown)}</h1><p><a href='index.html'>all files</a></p><pre>"]
+    for number, text in enumerate(lines, start=1):
+        found = by_line.get(number, [])
+        css = "survived" if any(m["status"] == "survived" for m in found) else ("nocov" if found else "")
+        out.append(f"<span class='line {css}' id='L{number}'><span class='num'>{number:5d}</span>  "
+                   f"{escape(text)}</span>")
+        for m in found:
+            what = "survived" if m["status"] == "survived" else "no test reaches it"
+            out.append(f"<span class='note'>{escape(m['original'])} → {escape(m['mutated'])}  "
+                       f"({escape(m['operator'])}, {what}; id {escape(m['id'])})</span>")
+    out.append("</pre></body></html>")
+    return "\n".join(out)
 
 
 def _shown(file: str) -> str:

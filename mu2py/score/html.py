@@ -1,110 +1,124 @@
-"""The HTML report of `mu2py score --html DIR`: an index, and one page per source file with survivors inline."""
+"""The HTML report of `mu2py score --html DIR`: the mutation-testing-elements web component (vendored, see
+`vendor/README.md`) showing the report's mutation-testing-report-schema document, under mu2py's summary and its
+survivors in triage order.
+
+DIR gets `index.html`, with the document inlined, and the component's script (and its licence) beside it: the page
+works offline, from a file:// URL, and names no folder of the machine it was made on.  The component shows each
+file's source highlighted, every mutant on its line with its status, the test that killed it and the tests that
+cover it, filters by status, and the tests' own view.
+"""
 
 from __future__ import annotations
 
-import hashlib
+import json
 from html import escape
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from mu2py.score.reports import score_percent, summary_percent
+from mu2py.score.mte import ELEMENTS_VERSION, score_document
+from mu2py.score.reports import relative, summary_percent
 from mu2py.store.atomic import write_atomic
 
-# the stylesheet of every page (the props report's pages share it)
+VENDOR = Path(__file__).resolve().parent / "vendor"
+SCRIPT = "mutation-test-elements.js"
+LICENSE = "mutation-test-elements.LICENSE"  # the Apache-2.0 text, beside the script the page copies
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em; }
-table { border-collapse: collapse; } td, th { padding: 2px 10px; text-align: right; }
-td:first-child, th:first-child { text-align: left; }
-pre { font-size: 13px; line-height: 1.35; }
-.line { display: block; } .survived { background: #ffd6d6; } .nocov { background: #eeeeee; }
-.note { display: block; color: #a00000; margin-left: 4em; } .num { color: #999; user-select: none; }
+body { margin: 0; font-family: system-ui, sans-serif; }
+#mu2py { padding: 1em 2em 0; color: #1f2328; } body.dark #mu2py { color: #e6edf3; }
+#mu2py h1 { margin: 0 0 .3em; font-size: 1.6em; } #mu2py p { margin: .3em 0; }
+#mu2py table { border-collapse: collapse; margin: .5em 0; }
+#mu2py td, #mu2py th { padding: 2px 10px; text-align: left; }
+#mu2py a { color: #0969da; } body.dark #mu2py a { color: #4493f8; }
+#mu2py code { font-size: .95em; } #mu2py .note { color: #a00000; } body.dark #mu2py .note { color: #ff8182; }
+"""
+# sets the component's report from the inlined document, and follows its theme (light, dark) with the page's own
+SETUP = """
+const app = document.querySelector("mutation-test-report-app");
+app.report = JSON.parse(document.getElementById("mu2py-report").textContent);
+function followTheme() {
+  document.body.style.backgroundColor = app.themeBackgroundColor;
+  document.body.classList.toggle("dark", app.theme === "dark");
+}
+app.addEventListener("theme-changed", followTheme);
+followTheme();
 """
 
 
-def page_name(file: str) -> str:
-    """The page of a source file: its name and a hash of its path (two files may share a name)."""
-    stem = Path(file).name.replace(".py", "")
-    return f"{stem}-{hashlib.sha256(file.encode()).hexdigest()[:8]}.html"
+def _json_in_html(document: dict[str, Any]) -> str:
+    # inside <script>, `</script>` or `<!--` in a string would end or bend the element: every `<` goes escaped
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
-def _rel(file: str, root: Path | None) -> str:
-    path = Path(file)
-    return str(path.relative_to(root)) if root is not None and path.is_relative_to(root) else file
+def component_paths(files: list[str]) -> dict[str, str]:
+    """Per file of a document, its path in the component's links (`#mutant/PATH`): the component leaves out the
+    folders every file is in (`sample_pkg/core.py` alone is `core.py`)."""
+    parts = {file: [p for p in file.replace("\\", "/").split("/") if p] for file in files}
+    common = min((p[:-1] for p in parts.values()), key=len, default=[])
+    for p in parts.values():
+        while p[:len(common)] != common:
+            common = common[:-1]
+    return {file: "/".join(p[len(common):]) for file, p in parts.items()}
 
 
-def file_page(file: str, mutants: list[dict[str, Any]], shown: str) -> str:
-    """One source file's page: every line, the survivors and uncovered mutants noted under theirs."""
-    try:
-        lines = Path(file).read_text(encoding="utf-8").splitlines()
-    except OSError:
-        lines = []
-    by_line: dict[int, list[dict[str, Any]]] = {}
-    for m in mutants:
-        if m["status"] in ("survived", "no_coverage"):
-            by_line.setdefault(m["line"], []).append(m)
-    out = [f"<html><head><meta charset='utf-8'><title>{escape(shown)}</title><style>{STYLE}</style></head><body>",
-           f"<h1>{escape(shown)}</h1><p><a href='index.html'>all files</a></p><pre>"]
-    for number, text in enumerate(lines, start=1):
-        found = by_line.get(number, [])
-        css = "survived" if any(m["status"] == "survived" for m in found) else ("nocov" if found else "")
-        out.append(f"<span class='line {css}' id='L{number}'><span class='num'>{number:5d}</span>  "
-                   f"{escape(text)}</span>")
-        for m in found:
-            what = "survived" if m["status"] == "survived" else "no test reaches it"
-            out.append(f"<span class='note'>{escape(m['original'])} → {escape(m['mutated'])}  "
-                       f"({escape(m['operator'])}, {what}; id {escape(m['id'])})</span>")
-    out.append("</pre></body></html>")
-    return "\n".join(out)
-
-
-def _triage_rows(report: dict[str, Any], root: Path | None, pages: dict[str, str]) -> str:
+def _triage(report: dict[str, Any], root: Path, shown: dict[str, str]) -> str:
+    """The survivors, most worth a look first, each linked to its file in the component (files it shows)."""
     by_id = {m["id"]: m for m in report["mutants"]}
     rows = []
     for rank, mutant_id in enumerate(report.get("triage", []), start=1):
         m = by_id[mutant_id]
         why = [f"reached by {m['reached_by']} tests" if m.get("reached_by") else "module level",
                *(["called by the tests"] if m.get("direct") else []), *(["a message"] if m.get("message") else [])]
-        place = f"{_rel(m['file'], root)}:{m['line']}"
-        rows.append(f"<tr><td>{rank}</td><td><a href='{pages[m['file']]}#L{m['line']}'>{escape(place)}</a></td>"
-                    f"<td><code>{escape(m['original'])}</code> → <code>{escape(m['mutated'])}</code></td>"
-                    f"<td>{escape('; '.join(why))}</td></tr>")
+        rel = relative(m["file"], root)
+        place = escape(f"{rel}:{m['line']}")
+        if rel in shown:
+            link = "/".join(quote(part, safe="") for part in shown[rel].split("/"))
+            place = f"<a href='#mutant/{escape(link)}'>{place}</a>"
+        rows.append(f"<tr><td>{rank}</td><td>{place}</td><td><code>{escape(m['original'])}</code> → "
+                    f"<code>{escape(m['mutated'])}</code></td><td>{escape('; '.join(why))}</td></tr>")
     if not rows:
         return "<p>No survivors.</p>"
-    return ("<h2>Survivors, most worth a look first</h2><p>Ranked by how many tests reach the mutant, whether the "
-            "tests call its function by name, and translated or logged messages last.</p>"
-            "<table><tr><th>#</th><th>where</th><th>change</th><th>why here</th></tr>" + "".join(rows) + "</table>")
+    return (f"<details><summary>{len(rows)} survivors, most worth a look first</summary><p>Survivors, most worth a "
+            "look first: ranked by how many tests reach the mutant, whether the tests call its function by name, "
+            "and translated or logged messages last.</p><table><tr><th>#</th><th>where</th><th>change</th>"
+            "<th>why here</th></tr>" + "".join(rows) + "</table></details>")
+
+
+def page(report: dict[str, Any], root: Path) -> str:
+    """index.html: mu2py's summary and triage, then the component showing the report (its script beside it)."""
+    converted = score_document(report, root, project_root=False)
+    s = report["summary"]
+    notes = []
+    if s.get("skipped_import_time"):
+        notes.append(f"<p class='note'><b>{s['skipped_import_time']} import-time mutants were skipped</b> "
+                     "(<code>--import-time skip</code>): constants, default values and class attributes are not part "
+                     "of this score.</p>")
+    for rel, why in converted.left_out.items():
+        notes.append(f"<p class='note'>{escape(rel)} is not shown: {escape(why)}.</p>")
+    return (
+        "<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>mutation score</title>"
+        f"<style>{STYLE}</style>"
+        f"<script src='{SCRIPT}'></script></head><body>\n"
+        f"<section id='mu2py'><h1>Mutation score: {summary_percent(s)}</h1>"
+        f"<p>{s['total']} mutants, {s['tests']} tests, {s['seconds']} s; {s['pruned_infection']} survivors proved by "
+        "infection analysis without running. Below, every mutant on its line (click one: its status, why, and the "
+        f"tests that killed or cover it), drawn by <a href='https://github.com/stryker-mutator/mutation-testing-"
+        f"elements'>mutation-testing-elements</a> {ELEMENTS_VERSION}.</p>"
+        + "".join(notes) + _triage(report, root, component_paths(list(converted.report["files"]))) + "</section>\n"
+        "<mutation-test-report-app title-postfix='mu2py'></mutation-test-report-app>\n"
+        f"<script id='mu2py-report' type='application/json'>{_json_in_html(converted.report)}</script>\n"
+        f"<script>{SETUP}</script>\n</body></html>\n")
 
 
 def write_html(report: dict[str, Any], directory: Path, root: Path | None = None) -> Path:
-    """Write index.html and one page per file into `directory`; returns the index path.
+    """Write index.html and the component's script (and licence) into `directory`; returns the index path.
 
-    Paths are shown relative to `root` when under it; survivors are listed in the report's triage order.
+    Paths are shown relative to `root` (default: the report's own root) when under it.
     """
-    files: dict[str, list[dict[str, Any]]] = {}
-    for m in report["mutants"]:
-        files.setdefault(m["file"], []).append(m)
-    s = report["summary"]
-    rows = []
-    pages = {file: page_name(file) for file in files}
-    for file, mutants in sorted(files.items()):
-        counts = {k: sum(1 for m in mutants if m["status"] == k)
-                  for k in ("killed", "timeout", "survived", "no_coverage")}
-        detected = counts["killed"] + counts["timeout"]
-        page = pages[file]
-        write_atomic(directory / page, file_page(file, mutants, _rel(file, root)))
-        rows.append(f"<tr><td><a href='{page}'>{escape(_rel(file, root))}</a></td><td>{len(mutants)}</td>"
-                    + "".join(f"<td>{counts[k]}</td>" for k in counts)
-                    + f"<td>{score_percent(detected, len(mutants))}</td></tr>")
-    index = (f"<html><head><meta charset='utf-8'><title>mutation score</title><style>{STYLE}</style></head><body>"
-             f"<h1>Mutation score: {summary_percent(s)}</h1>"
-             f"<p>{s['total']} mutants, {s['tests']} tests, {s['seconds']} s; "
-             f"{s['pruned_infection']} survivors proved by infection analysis without running.</p>"
-             + (f"<p><b>{s['skipped_import_time']} import-time mutants were skipped</b> (<code>--import-time "
-                "skip</code>): constants, default values and class attributes are not part of this score.</p>"
-                if s.get("skipped_import_time") else "")
-             + "<table><tr><th>file</th><th>mutants</th><th>killed</th><th>timeout</th><th>survived</th>"
-             "<th>no coverage</th><th>score</th></tr>" + "".join(rows) + "</table>"
-             + _triage_rows(report, root, pages) + "</body></html>")
+    root = root if root is not None else Path(report.get("root") or ".").resolve()
+    write_atomic(directory / SCRIPT, (VENDOR / SCRIPT).read_bytes())
+    write_atomic(directory / LICENSE, (VENDOR / "LICENSE").read_bytes())
     path = directory / "index.html"
-    write_atomic(path, index)
+    write_atomic(path, page(report, root))
     return path

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -81,6 +82,37 @@ def assemble(entries: list[dict[str, Any]], catalog: dict[str, int], summary: di
     }
 
 
+def site_ranges(sites: Iterable[int]) -> str:
+    """Site indices as runs (`0-4,7,9-12`): a test reaches most sites of the functions it runs, numbered in source
+    order, so a report lists each test's reach in a few characters where a list of numbers would take a line each."""
+    runs: list[list[int]] = []
+    for site in sorted(set(sites)):
+        if runs and site == runs[-1][1] + 1:
+            runs[-1][1] = site
+        else:
+            runs.append([site, site])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def parse_site_ranges(text: str) -> set[int]:
+    """The site indices `site_ranges` wrote."""
+    sites: set[int] = set()
+    for part in filter(None, text.split(",")):
+        first, _, last = part.partition("-")
+        sites.update(range(int(first), int(last or first) + 1))
+    return sites
+
+
+def covering_tests(report: dict[str, Any]) -> dict[int, list[str]]:
+    """Per site, the ids of the tests that reach it (in the report's test order); empty for a report without tests
+    (written before they were kept, or merged from such reports)."""
+    covering: dict[int, list[str]] = {}
+    for test in report.get("tests", ()):
+        for site in parse_site_ranges(test.get("reached", "")):
+            covering.setdefault(site, []).append(test["id"])
+    return covering
+
+
 def file_scores(report: dict[str, Any]) -> dict[str, tuple[int, int]]:
     """Per file every mutant of which the report judged: (detected, mutants)."""
     scores = {}
@@ -115,6 +147,7 @@ def merge(reports: list[dict[str, Any]], root: Path) -> dict[str, Any]:
     """
     entries: dict[str, dict[str, Any]] = {}
     catalog: dict[str, int] = {}
+    tests: dict[str, dict[str, Any]] = {}  # every shard ran the same baseline: the first report's entry stands
     summary: dict[str, Any] = {"skipped_import_time": 0, "skipped_unimportable": 0, "unimportable": {},
                                "tests": 0, "seconds": 0.0, "baseline_seconds": 0.0, "scope": {"merged": 0}}
     for report in reports:
@@ -130,6 +163,8 @@ def merge(reports: list[dict[str, Any]], root: Path) -> dict[str, Any]:
                                 f"({catalog[file]} and {count}): were they made from the same sources?")
         for entry in report["mutants"]:
             entries.setdefault(entry["id"], dict(entry, file=moved(entry["file"])))
+        for test in report.get("tests", ()):
+            tests.setdefault(test["id"], test)
         s = report["summary"]
         for key in ("skipped_import_time", "skipped_unimportable", "tests"):
             summary[key] = max(summary[key], s.get(key, 0))
@@ -141,6 +176,7 @@ def merge(reports: list[dict[str, Any]], root: Path) -> dict[str, Any]:
     # in place order, as one run lists them, whatever order the shards came in
     ordered = sorted(entries.values(), key=lambda e: (e["file"], e["line"], e["column"], e["id"]))
     merged = assemble(ordered, catalog, summary)
+    merged["tests"] = list(tests.values())
     merged["root"] = str(root)
     return merged
 
@@ -287,7 +323,8 @@ def time_spent(entries: list[dict[str, Any]], baseline: float) -> dict[str, Any]
 
 
 def report(state: ScoreRun) -> dict[str, Any]:
-    """The JSON report: a summary, per-file totals, one entry per mutant, and the survivors in triage order."""
+    """The JSON report: a summary, per-file totals, one entry per mutant, the survivors in triage order, and the
+    tests with the sites each reaches."""
     entries = []
     catalog: dict[str, int] = {}  # per file: the mutants a complete run scores (out of this run's scope included)
     skipped = unimportable = 0
@@ -317,8 +354,12 @@ def report(state: ScoreRun) -> dict[str, Any]:
         entries.append(entry)
         catalog[m.file] = catalog.get(m.file, 0) + 1
     _mark(state, entries)
-    return assemble(entries, catalog, {
+    result = assemble(entries, catalog, {
         "time": time_spent(entries, state.baseline_seconds),
         "skipped_import_time": skipped, "skipped_unimportable": unimportable, "unimportable": state.unimportable,
         "tests": len(state.tests), "seconds": round(state.seconds, 2),
         "baseline_seconds": round(state.baseline_seconds, 2), "scope": state.scope})
+    # the suite's tests, in pytest's order, and the sites each reaches (a mutant's `site`): who covers a mutant
+    result["tests"] = [{"id": t["nodeid"], "seconds": round(t["seconds"], 4), "reached": site_ranges(t["reached"])}
+                       for t in state.tests]
+    return result

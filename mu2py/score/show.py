@@ -128,7 +128,7 @@ def _tests(n: int) -> str:
     return f"{n} test" if n == 1 else f"{n} tests"
 
 
-def _outcome(entry: dict[str, Any]) -> tuple[str, list[str], str | None]:
+def outcome(entry: dict[str, Any]) -> tuple[str, list[str], str | None]:
     """(the reason of the status, the tests that killed it, why it survived) as far as the report tells."""
     status, by = entry["status"], entry.get("killed_by")
     run, reached, infected = entry.get("tests_run") or 0, entry.get("reached_by") or 0, entry.get("infected_by")
@@ -161,7 +161,7 @@ def _outcome(entry: dict[str, Any]) -> tuple[str, list[str], str | None]:
 def describe(report: dict[str, Any], entry: dict[str, Any], root: Path) -> dict[str, Any]:
     """What `show` prints about one mutant, as a JSON-ready dict (the diff made from the source if the report
     has none)."""
-    reason, killers, why = _outcome(entry)
+    reason, killers, why = outcome(entry)
     rel = relative(entry["file"], _report_root(report, root))
     diff = entry.get("diff")
     if not diff:

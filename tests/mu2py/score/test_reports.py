@@ -81,6 +81,7 @@ def test_shards_merge_into_the_whole_run(full, tmp_path, capsys) -> None:
     for key in ("total", "killed", "survived", "no_coverage", "score"):
         assert merged["summary"][key] == whole["summary"][key]
     assert merged["summary"]["out_of_scope"] == 0 and merged["triage"] == whole["triage"]
+    assert [t["id"] for t in merged["tests"]] == [t["id"] for t in whole["tests"]]  # every shard ran them all
     assert reports.file_scores(merged) == reports.file_scores(whole)
     assert len(ET.parse(tmp_path / "merged.xml").getroot().findall("./testsuite/testcase")) == 13
 
@@ -136,3 +137,16 @@ def test_no_mutant_to_judge_is_said_so() -> None:
     assert reports.nothing_judged(summary) == "no mutants on the lines changed since main"
     assert reports.nothing_judged({"total": 0, "scope": {"since": None, "shard": "2/3"}}) == "no mutants in shard 2/3"
     assert reports.nothing_judged({"total": 3}) is None
+
+
+def test_each_test_s_reach_is_kept_in_runs_of_sites(full) -> None:
+    """The report lists the suite's tests and the sites each reaches: who covers a mutant (its `site`)."""
+    _, report, _ = full
+    assert [t["id"] for t in report["tests"]] == ["tests/test_ops.py::test_add", "tests/test_ops.py::test_clamp",
+                                                  "tests/test_text.py::test_shout"]
+    covering = reports.covering_tests(report)
+    for m in report["mutants"]:
+        assert len(covering.get(m["site"], [])) == m["reached_by"], m
+    assert reports.site_ranges([9, 0, 1, 2, 4, 5, 2, 11]) == "0-2,4-5,9,11" and reports.site_ranges([]) == ""
+    assert reports.parse_site_ranges("0-2,4-5,9,11") == {0, 1, 2, 4, 5, 9, 11}
+    assert reports.covering_tests({"mutants": []}) == {}  # a report from before tests were kept
