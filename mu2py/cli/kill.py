@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from mu2py.cli.argtypes import add_project_arguments
-from mu2py.survivors.kill import DEFAULT_TIME, figure
+from mu2py.survivors import DEFAULT_TIME  # the workflow itself (libcst, pytest) is imported when the command runs
 
 if TYPE_CHECKING:
     from mu2py.survivors.kill import KillResult
@@ -31,6 +31,8 @@ def _kill(args: argparse.Namespace, console: Console) -> int:
 
 def _summary(console: Console, result: KillResult, root: Path, show: int) -> None:
     """The lines that end a kill run: notes, the tests written, the scores, the likely equivalents, the time."""
+    from mu2py.survivors.kill import figure
+
     for note in result.notes:
         console.print(f"note: {note}", highlight=False)
     tests_count = sum(len(t) for t in result.written.values())

@@ -13,7 +13,6 @@ from rich.table import Table
 
 from mu2py.cli.argtypes import add_project_arguments, count, parse_duration, positive_int
 from mu2py.errors import UserError
-from mu2py.props.run import spec_for
 
 
 def _table(report: dict[str, Any]) -> Table:
@@ -83,6 +82,8 @@ def _props(args: argparse.Namespace, console: Console) -> int:
 
         ensure_writable(Path(args.html))  # named now, not after the run
     root = Path(args.root).resolve()
+    from mu2py.props.run import spec_for  # the workflow (pytest, Hypothesis) only once the command runs
+
     spec = spec_for(root, args.package, args.paths, args.tests)
     config = PropsConfig(trials=args.trials, seconds=parse_duration(args.time) if args.time else None,
                          seed=args.seed, guidance=args.guidance, workers=args.workers, save=not args.no_save,

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mu2py.errors import UserError
+from mu2py.survivors import DEFAULT_TIME
 from mu2py.survivors.aim import ASSERTABLE, Campaign
 from mu2py.survivors.equivalents import Likely
 from mu2py.survivors.survivors import Group, group_survivors
@@ -39,7 +40,6 @@ from mu2py.survivors.write import KillCase, Rendered
 if TYPE_CHECKING:
     from mu2py.score.spec import SuiteSpec
 
-DEFAULT_TIME = "60s"
 DETECTED = ("killed", "timeout")
 
 
