@@ -13,8 +13,9 @@ still runs about `FREE * (1 + ln(N / FREE))` times).  Every choice comes from th
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
+
+from mu2py.rng import stream
 
 FREE = 8  # runs a mutant always gets before backing off
 
@@ -23,7 +24,7 @@ class Backoff:
     """Thins the mutants selected for one input by how often each has run without a kill."""
 
     def __init__(self, seed: int) -> None:
-        self.rng = random.Random(f"backoff:{seed}")
+        self.rng = stream(seed, "backoff")
 
     def thin(self, indices: Sequence[int], executions: Sequence[int]) -> list[int]:
         """The mutants of `indices` to run now (order kept); `executions[i]`: runs of `i` so far (all alive)."""

@@ -14,7 +14,6 @@ several plain runs and runs only where mutants will, and the two never mix cover
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -38,6 +37,7 @@ from mu2py.inputs.mutator import havoc
 from mu2py.inputs.source import Decoded, InputSource
 from mu2py.interrupts import NoteInterrupts
 from mu2py.mutants.catalog import Program
+from mu2py.rng import stream
 from mu2py.store.atomic import DirectoryLock
 from mu2py.store.corpus import Corpus, Entry
 from mu2py.target.modules import Target
@@ -75,7 +75,7 @@ class Fuzzer:
         self.target = target
         self.config = config
         self.source = source or source_for(target.driver.source)
-        self.rng = random.Random(config.seed)
+        self.rng = stream(config.seed, "inputs")
         self.coverage = CoverageMap()
         self.stats = Stats()
         self.on_progress = on_progress
@@ -97,7 +97,7 @@ class Fuzzer:
             self.analysis = Analysis(
                 self.program, pruning=config.pruning, differential=config.differential,
                 timeout=config.timeout, filter=Filter.parse(config.filter),
-                rng=random.Random(config.seed + 1),
+                rng=stream(config.seed, "filter"),
                 static_per_input=config.static_per_input, memory_mb=config.memory_mb,
                 original_timeout=self.original_timeout,
             )
@@ -365,7 +365,11 @@ class Fuzzer:
                 if name in Stats.__dataclass_fields__:
                     setattr(self.stats, name, type(getattr(self.stats, name))(value))
             self.stats.failures = len(self.failures)
-            self.rng = random.Random(f"{self.config.seed}:{self.stats.trials}")
+            # both streams from where the run stopped: a resumed run neither replays its first trials' choices
+            # nor draws its filters from the start again
+            self.rng = stream(self.config.seed, "inputs", self.stats.trials)
+            if self.analysis is not None:
+                self.analysis.rng = stream(self.config.seed, "filter", self.stats.trials)
         return len(self.corpus)
 
     def finish_judging(self, deadline: Deadline = Deadline.never()) -> int:

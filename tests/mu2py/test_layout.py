@@ -9,7 +9,7 @@ import mu2py
 
 ROOT = Path(mu2py.__file__).resolve().parent
 # the data flow, first to last (docs/how-it-works.md, "Code layout"); a folder imports from itself and what comes before
-ORDER = ("errors", "interrupts", "budget", "target", "inputs", "engine", "mutants", "feedback", "store", "fuzz",
+ORDER = ("errors", "interrupts", "budget", "rng", "target", "inputs", "engine", "mutants", "feedback", "store", "fuzz",
          "score", "props", "testgen", "survivors", "api", "cli")
 
 

@@ -197,9 +197,10 @@ def test_a_target_rejecting_the_first_inputs_at_one_place_is_a_warning_not_an_er
         "@driver(st.text(alphabet='0123456789abcdef.:/%', max_size=40), targets=['ipaddress'])\n"
         "def ip(text):\n    return ipaddress.ip_interface(text)\n"
     ))
-    fuzzer = Fuzzer(resolve_target(f"{name}:ip"), FuzzConfig(trials=400, seed=1, guidance="coverage"))
+    # 400 trials find an accepted input under 6 of 8 seeds, 1,000 under each tried
+    fuzzer = Fuzzer(resolve_target(f"{name}:ip"), FuzzConfig(trials=1000, seed=1, guidance="coverage"))
     result = fuzzer.run()
-    assert fuzzer.stats.trials == 400
+    assert fuzzer.stats.trials == 1000
     assert [w for w in fuzzer.warnings if "ipaddress.py" in w and "ValueError" in w]
     assert any(ipaddress_ok(e.value) for e in result.corpus)
 
