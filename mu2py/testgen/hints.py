@@ -53,11 +53,14 @@ def hint_namespace(module_name: str) -> dict[str, Any]:
     return namespace
 
 
-def type_hints(fn: Callable[..., Any], notes: list[str]) -> dict[str, Any]:
-    """The evaluated type hints of `fn`, with names bound under `if TYPE_CHECKING:` available.
+def type_hints(fn: Callable[..., Any], notes: list[str], name: str | None = None) -> dict[str, Any]:
+    """The parameter -> evaluated hint mapping of `fn`, from every place a package writes types.
 
-    When the hints cannot all be evaluated at once, each is evaluated on its own, and the
-    ones that fail are left out (the parameter then falls back to its default's type).
+    Per parameter, the first of: its inline hint (names bound under `if TYPE_CHECKING:`
+    available), the stub next to its module, a PEP 561 `-stubs` package (`stubs`). `name`
+    is what `fn` is bound to (`f`, `Class.f`), how a stub names a lambda. When the inline
+    hints cannot all be evaluated at once, each is evaluated on its own; one that fails is
+    left out (the parameter then falls back to a stub, or to its default's type).
     """
     inner = inspect.unwrap(fn)
     home = getattr(inner, "__globals__", {}).get("__name__") or getattr(fn, "__module__", None)
@@ -67,7 +70,7 @@ def type_hints(fn: Callable[..., Any], notes: list[str]) -> dict[str, Any]:
     except Exception:  # noqa: BLE001 - any failure to evaluate the hints together: one by one below
         hints = _one_by_one(inner, namespace, notes)
     # a module typed by a `.pyi` stub next to it: the stub's hints for the parameters the code leaves bare
-    return {**stub_hints(fn, namespace or {}, notes), **hints}
+    return {**stub_hints(fn, namespace or {}, notes, name), **hints}
 
 
 def _one_by_one(inner: Callable[..., Any], namespace: dict[str, Any] | None, notes: list[str]) -> dict[str, Any]:
