@@ -293,7 +293,7 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
                         + (f" ({len(grouped.left_out)} module-level survivors cannot be aimed at)"
                            if grouped.left_out else ""))
     say(f"survivors: {grouped.aimed} in {len(grouped.groups)} functions"
-        + (f" ({len(grouped.left_out)} at module level or in nested classes, not aimed at)"
+        + (f" ({len(grouped.left_out)} at module level, in nested classes or in unnamed lambdas, not aimed at)"
            if grouped.left_out else ""))
     seeds = record_seeds(str(root), pytest_args, [(g.module, g.function) for g in grouped.groups], sys_path)
     phase("seeds")
