@@ -11,3 +11,6 @@ def clamp(value, low, high=None):
 
 def to_cents(amount):
     return round(amount * 100)
+
+
+percent = lambda part, whole: 100 * part // whole  # noqa: E731
