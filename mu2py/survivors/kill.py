@@ -5,8 +5,8 @@ Steps, in order (each reported as one plain line through `progress`):
 1. score the suite (`mu2py.score`, its verdict cache reused) and group the undetected mutants
    by the function that can reach them (`survivors`);
 2. run the suite once more under a profile hook to record the arguments it passes to those
-   functions (`seeds`), and infer each function's driver from its hints, its `.pyi` stub,
-   its defaults and those values;
+   functions (`seeds`), and infer each function's driver from its hints (inline, in stubs or
+   its docstring: `testgen.hints.type_hints`), its defaults and those values;
 3. fuzz each function with its mutant runs limited to the survivors still alive (`aim`),
    the budget split evenly between functions, most survivors first;
 4. replay each killing input on the original and write one test per input (`write`);
