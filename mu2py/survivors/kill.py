@@ -5,8 +5,8 @@ Steps, in order (each reported as one plain line through `progress`):
 1. score the suite (`mu2py.score`, its verdict cache reused) and group the undetected mutants
    by the function that can reach them (`survivors`);
 2. run the suite once more under a profile hook to record the arguments it passes to those
-   functions (`seeds`), and infer each function's driver from its hints, its `.pyi` stub,
-   its defaults and those values;
+   functions (`seeds`), and infer each function's driver from its hints (inline, in stubs or
+   its docstring: `testgen.hints.type_hints`), its defaults and those values;
 3. fuzz each function with its mutant runs limited to the survivors still alive (`aim`),
    the budget split evenly between functions, most survivors first;
 4. replay each killing input on the original and write one test per input (`write`);
@@ -293,7 +293,7 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
                         + (f" ({len(grouped.left_out)} module-level survivors cannot be aimed at)"
                            if grouped.left_out else ""))
     say(f"survivors: {grouped.aimed} in {len(grouped.groups)} functions"
-        + (f" ({len(grouped.left_out)} at module level or in nested classes, not aimed at)"
+        + (f" ({len(grouped.left_out)} at module level, in nested classes or in unnamed lambdas, not aimed at)"
            if grouped.left_out else ""))
     seeds = record_seeds(str(root), pytest_args, [(g.module, g.function) for g in grouped.groups], sys_path)
     phase("seeds")

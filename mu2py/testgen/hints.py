@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
+from mu2py.testgen.docstring_types import docstring_hints
 from mu2py.testgen.stubs import stub_hints
 
 _TYPE_CHECKING_NAMES: dict[str, dict[str, Any]] = {}
@@ -53,11 +54,15 @@ def hint_namespace(module_name: str) -> dict[str, Any]:
     return namespace
 
 
-def type_hints(fn: Callable[..., Any], notes: list[str]) -> dict[str, Any]:
-    """The evaluated type hints of `fn`, with names bound under `if TYPE_CHECKING:` available.
+def type_hints(fn: Callable[..., Any], notes: list[str], name: str | None = None) -> dict[str, Any]:
+    """The parameter -> evaluated hint mapping of `fn`, from every place a package writes types.
 
-    When the hints cannot all be evaluated at once, each is evaluated on its own, and the
-    ones that fail are left out (the parameter then falls back to its default's type).
+    Per parameter, the first of: its inline hint (names bound under `if TYPE_CHECKING:`
+    available), the stub next to its module, a PEP 561 `-stubs` package (`stubs`), a simple
+    type its docstring writes (`docstring_types`). `name`
+    is what `fn` is bound to (`f`, `Class.f`), how a stub names a lambda. When the inline
+    hints cannot all be evaluated at once, each is evaluated on its own; one that fails is
+    left out (the parameter then falls back to a stub, or to its default's type).
     """
     inner = inspect.unwrap(fn)
     home = getattr(inner, "__globals__", {}).get("__name__") or getattr(fn, "__module__", None)
@@ -66,8 +71,14 @@ def type_hints(fn: Callable[..., Any], notes: list[str]) -> dict[str, Any]:
         hints = typing.get_type_hints(fn, globalns=namespace)
     except Exception:  # noqa: BLE001 - any failure to evaluate the hints together: one by one below
         hints = _one_by_one(inner, namespace, notes)
-    # a module typed by a `.pyi` stub next to it: the stub's hints for the parameters the code leaves bare
-    return {**stub_hints(fn, namespace or {}, notes), **hints}
+    # a module typed by stubs: the stubs' hints for the parameters the code leaves bare
+    hints = {**stub_hints(fn, namespace or {}, notes, name), **hints}
+    try:
+        bare = set(inspect.signature(inner).parameters) - set(hints)
+    except (TypeError, ValueError):
+        return hints
+    # the docstring last, and only for what neither the code nor a stub types
+    return {**docstring_hints(fn, namespace or {}, notes, bare), **hints} if bare else hints
 
 
 def _one_by_one(inner: Callable[..., Any], namespace: dict[str, Any] | None, notes: list[str]) -> dict[str, Any]:

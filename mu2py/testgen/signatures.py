@@ -5,7 +5,8 @@ signature order), drawn by `st.fixed_dictionaries`, so that the fuzzing loop, wh
 a one-argument driver over one strategy, runs unchanged.  Per parameter, in this order:
 
 * a strategy the user registered with `strategy_for` (in a `--strategies` module, see `overrides`);
-* its type hint (see `hints`), through `st.from_type` (classes become `st.builds` of their own hints);
+* its type hint (inline, else from a stub: see `hints.type_hints`), through `st.from_type`
+  (classes become `st.builds` of their own hints);
 * for a parameter with a default and no usable hint: the default's type when it is a
   plain scalar (`int`, `str`...), otherwise the parameter is never passed.
 
@@ -184,19 +185,21 @@ def _unseeded_strategy(param: inspect.Parameter, hint: Any, override: Override |
 def _arguments(fn: Callable[..., Any], override: Override | None, pool: dict[type, tuple[Any, ...]],
                notes: list[str], *, drop_first: bool = False, hints_of: Callable[..., Any] | None = None,
                first: dict[str, SearchStrategy[Any]] | None = None,
-               seeds: dict[str, Seeded] | None = None) -> tuple[list[Param], SearchStrategy[Any]] | str:
+               seeds: dict[str, Seeded] | None = None,
+               bound: str | None = None) -> tuple[list[Param], SearchStrategy[Any]] | str:
     """The parameters of `fn` and a strategy for its argument dict (keys in signature order), or why there is none.
 
     `drop_first` leaves out the first parameter (`self` of a method read off its class);
     `hints_of` is where the hints are read when not `fn` itself (a class's `__init__`);
     `first` are keys always drawn, before the parameters (SELF of an instance method);
-    `seeds` are per parameter values to draw from too (see `_param_strategy`).
+    `seeds` are per parameter values to draw from too (see `_param_strategy`);
+    `bound` is the name `fn` is bound to (`f`, `Class.f`): how stubs name a lambda.
     """
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
         return f"no signature ({exc})"
-    hints = type_hints(hints_of or fn, notes)
+    hints = type_hints(hints_of or fn, notes, bound)
     required: dict[str, SearchStrategy[Any]] = dict(first or {})
     optional: dict[str, SearchStrategy[Any]] = {}
     order: list[str] = list(first or {})
@@ -253,7 +256,7 @@ def infer(module: str, name: str, fn: Callable[..., Any], *, constants: bool = T
     """
     spec, override = _new_spec(module, name)
     pool = module_constants(module) if constants else {}
-    return _finish(spec, _arguments(fn, override, pool, spec.notes, seeds=seeds))
+    return _finish(spec, _arguments(fn, override, pool, spec.notes, seeds=seeds, bound=name))
 
 
 def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: bool = True,
@@ -269,7 +272,8 @@ def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: boo
     pool = module_constants(module) if constants else {}
     raw = inspect.getattr_static(cls, attr)
     if kind != METHOD:
-        return _finish(spec, _arguments(getattr(cls, attr), override, pool, spec.notes, seeds=seeds))
+        return _finish(spec, _arguments(getattr(cls, attr), override, pool, spec.notes, seeds=seeds,
+                                        bound=spec.name))
     init_override = REGISTRY.get(f"{module}.{cls.__name__}")
     init_notes: list[str] = []
     init = _arguments(cls, init_override, pool, init_notes, hints_of=cls.__init__)  # type: ignore[misc]
@@ -280,7 +284,7 @@ def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: boo
     spec.notes += [f"constructor {note}" for note in init_notes]
     # SELF is drawn first: the instance, then the method's arguments
     return _finish(spec, _arguments(raw, override, pool, spec.notes, drop_first=True,
-                                    first={SELF: init_strategy}, seeds=seeds))
+                                    first={SELF: init_strategy}, seeds=seeds, bound=spec.name))
 
 
 def infer_named(module: str, name: str, *, constants: bool = True,

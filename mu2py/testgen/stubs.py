@@ -1,17 +1,26 @@
-"""Type hints read from a `.pyi` stub next to a module: for packages typed by stubs rather than inline hints.
+"""Type hints read from stub files: for packages typed by stubs rather than inline hints.
 
 A package such as more-itertools ships `more.py` with no annotations and `more.pyi` with all
-of them; `typing.get_type_hints` sees none. Here the stub is parsed (never imported), its
-imports and simple assignments (TypeVars, aliases) run one by one in a copy of the
-module's hint namespace (a failing one is skipped, as for `if TYPE_CHECKING:` blocks), and
-the annotations of the function's definitions in the stub are evaluated there. Overloads
-give each parameter the union of its overloads' hints. Cached per stub file.
+of them; `typing.get_type_hints` sees none. Two places are searched, in this order:
+
+* the `.pyi` next to the module (`pkg/mod.py` -> `pkg/mod.pyi`);
+* a PEP 561 stub package `pkg-stubs` (`pkg-stubs/mod.pyi`, `pkg-stubs/mod/__init__.pyi`, or
+  `pkg-stubs/__init__.pyi` for the package itself), in the folder holding the package, then
+  in each `sys.path` folder.
+
+A stub is parsed (never imported), its imports and simple assignments (TypeVars, aliases) run
+one by one in a copy of the module's hint namespace (a failing one is skipped, as for `if
+TYPE_CHECKING:` blocks), and the annotations of the function's definitions in the stub are
+evaluated there; an annotation that does not evaluate gives no hint. A method is found in its
+class's body in the stub. Overloads give each parameter the union of its overloads' hints.
+Per parameter, the first stub that types it wins. Cached per stub file.
 """
 
 from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +35,48 @@ def stub_path(module_file: str | None) -> Path | None:
         return None
     path = Path(module_file).with_suffix(".pyi")
     return path if path.is_file() else None
+
+
+def _search_folders(module_name: str, module_file: str | None) -> list[Path]:
+    """Where a `-stubs` package may be: the folder holding the top-level package, then `sys.path`, no repeats."""
+    folders: list[Path] = []
+    if module_file:
+        # pkg/sub/mod.py for pkg.sub.mod: up one folder per dotted part after the first, one more for an __init__
+        depth = module_name.count(".") + (Path(module_file).name == "__init__.py")
+        parents = Path(module_file).parents
+        if depth < len(parents):
+            folders.append(parents[depth])
+    folders += [Path(entry or ".") for entry in sys.path if isinstance(entry, str)]
+    seen: set[Path] = set()
+    unique = []
+    for folder in folders:
+        try:
+            key = folder.resolve()
+        except OSError:
+            continue
+        if key not in seen:
+            seen.add(key)
+            unique.append(key)
+    return unique
+
+
+def package_stub_path(module_name: str, module_file: str | None) -> Path | None:
+    """The module's `.pyi` in a PEP 561 `-stubs` package (see the module docstring), when there is one."""
+    if not module_name or module_name == "__main__":
+        return None
+    top, *rest = module_name.split(".")
+    is_package = bool(module_file) and Path(module_file or "").name == "__init__.py"
+    if rest and not is_package:
+        # `pkg.sub.mod` is `pkg-stubs/sub/mod.pyi`, or a stub package's `pkg-stubs/sub/mod/__init__.pyi`
+        relatives = [Path(*rest[:-1], rest[-1] + ".pyi"), Path(*rest, "__init__.pyi")]
+    else:
+        relatives = [Path(*rest, "__init__.pyi")]
+    for folder in _search_folders(module_name, module_file):
+        stubs = folder / f"{top}-stubs"
+        for relative in relatives:
+            if (stubs / relative).is_file():
+                return stubs / relative
+    return None
 
 
 def _load(path: Path, namespace: dict[str, Any]) -> tuple[ast.Module, dict[str, Any]] | None:
@@ -61,24 +112,20 @@ def _definitions(tree: ast.Module, qualname: str) -> list[ast.FunctionDef | ast.
     return [n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name]
 
 
-def stub_hints(fn: Callable[..., Any], namespace: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    """Evaluated parameter hints of `fn` from the stub next to its module (empty without one).
+def _lookup_name(inner: Callable[..., Any], name: str | None) -> str:
+    """The qualified name a stub declares `inner` under: its own, or for a lambda the name it is bound to."""
+    own = getattr(inner, "__qualname__", "") or ""
+    return name if name and "<lambda>" in own else own
 
-    Invariant: only names `fn`'s signature has are returned, and only hints that evaluated;
-    the ones that did not are named in `notes`.
-    """
-    inner = inspect.unwrap(fn)
-    file = getattr(inner, "__globals__", {}).get("__file__")
-    path = stub_path(file)
-    loaded = _load(path, namespace) if path is not None else None
+
+def _hints_from(path: Path, label: str, qualname: str, wanted: set[str], namespace: dict[str, Any],
+                notes: list[str]) -> dict[str, Any]:
+    """The evaluated hints of `qualname`'s parameters in `wanted` from the stub at `path` (named `label` in notes)."""
+    loaded = _load(path, namespace)
     if loaded is None:
         return {}
     tree, scope = loaded
-    definitions = _definitions(tree, getattr(inner, "__qualname__", ""))
-    try:
-        wanted = set(inspect.signature(inner).parameters)
-    except (TypeError, ValueError):
-        return {}
+    definitions = _definitions(tree, qualname)
     found: dict[str, list[Any]] = {}
     failed: set[str] = set()
     for definition in definitions:
@@ -96,7 +143,43 @@ def stub_hints(fn: Callable[..., Any], namespace: dict[str, Any], notes: list[st
     hints = {name: options[0] if len(options) == 1 else typing.Union[tuple(options)]  # noqa: UP007
              for name, options in found.items() if name not in failed}
     if hints:
-        notes.append(f"type hints from {path.name}" + (" (overloads joined)" if len(definitions) > 1 else ""))
+        notes.append(f"type hints from {label}" + (" (overloads joined)" if len(definitions) > 1 else ""))
     if failed:
         notes.append(f"stub hints not evaluated: {', '.join(sorted(failed))}")
+    return hints
+
+
+def stub_hints(fn: Callable[..., Any], namespace: dict[str, Any], notes: list[str],
+               name: str | None = None) -> dict[str, Any]:
+    """Evaluated parameter hints of `fn` from its module's stubs (see the module docstring; empty without one).
+
+    `name` is what `fn` is bound to (`f`, `Class.f`), used for a lambda, whose own qualified
+    name is `<lambda>`. Invariant: only names `fn`'s signature has are returned, and only
+    hints that evaluated; the ones that did not are named in `notes`.
+    """
+    inner = inspect.unwrap(fn)
+    module_globals = getattr(inner, "__globals__", {})
+    file, module_name = module_globals.get("__file__"), module_globals.get("__name__") or ""
+    paths: list[tuple[Path, str]] = []
+    beside = stub_path(file)
+    if beside is not None:
+        paths.append((beside, beside.name))
+    packaged = package_stub_path(module_name, file)
+    if packaged is not None:
+        stubs = next(folder for folder in packaged.parents if folder.name.endswith("-stubs"))
+        paths.append((packaged, packaged.relative_to(stubs.parent).as_posix()))
+    if not paths:
+        return {}
+    try:
+        wanted = set(inspect.signature(inner).parameters)
+    except (TypeError, ValueError):
+        return {}
+    qualname = _lookup_name(inner, name)
+    hints: dict[str, Any] = {}
+    for path, label in paths:
+        # the first stub typing a parameter wins: a later one is read only for the parameters still bare
+        missing = wanted - set(hints)
+        if not missing:
+            break
+        hints.update(_hints_from(path, label, qualname, missing, namespace, notes))
     return hints

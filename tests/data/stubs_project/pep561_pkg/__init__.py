@@ -1,0 +1,2 @@
+def version(major):
+    return f"v{major + 1}"
