@@ -1,9 +1,16 @@
-"""The progress throttle and the --fail-under check every long command shares."""
+"""The progress display every long command shares (`Meter`: live on a terminal, plain lines elsewhere), its
+throttle, and the --fail-under check."""
 
 from __future__ import annotations
 
+import re
+from io import StringIO
+
+from rich.console import Console
+from rich.table import Table
+
 import mu2py.cli.progress as progress
-from mu2py.cli.progress import Throttle, below_fail_under
+from mu2py.cli.progress import Meter, Throttle, below_fail_under, budget_seconds, duration
 
 
 def test_a_throttle_lets_a_new_phase_through_at_once_and_the_same_phase_only_after_its_interval(monkeypatch):
@@ -31,3 +38,115 @@ def test_fail_under_names_the_shortfall_and_nothing_else():
     assert below_fail_under(94.96, 95) == "mutation score 94.96% is below --fail-under 95%"  # not "95.0% is below"
     assert below_fail_under(10.0, None) is None
     assert below_fail_under(None, 95) is None  # nothing was judged: no shortfall
+
+
+# --- Meter: the shared progress display -------------------------------------------------------------------------
+
+
+def _terminal() -> Console:
+    return Console(file=StringIO(), force_terminal=True, width=120)
+
+
+def _drawn(meter: Meter) -> str:
+    """The meter's live display as plain text, as a 120-column terminal shows it."""
+    screen = Console(file=StringIO(), width=120, color_system=None)
+    screen.print(meter.renderable())
+    return screen.file.getvalue()
+
+
+def test_a_meter_on_a_terminal_shows_elapsed_time_and_a_time_budget_with_the_time_left():
+    meter = Meter(_terminal(), "fuzzing", unit="trials", seconds=20, clock=lambda: 8.4)
+    meter.update(completed=26675, note="kills confirmed 3/30 mutants; 12 mutants pending final judging")
+    drawn = _drawn(meter)
+    first, note = drawn.splitlines()[:2]
+    assert first.startswith("fuzzing ") and "26675 trials" in first
+    assert "elapsed 8s" in first and "budget 20s, 12s left" in first
+    assert note == "kills confirmed 3/30 mutants; 12 mutants pending final judging"  # its own line: no column cut
+
+
+def test_a_meter_with_a_known_total_shows_done_of_total_and_richs_eta():
+    meter = Meter(_terminal(), "[mutants]", unit="mutants judged", total=30, clock=lambda: 65.0)
+    meter.update(completed=12)
+    drawn = _drawn(meter)
+    assert "12/30 mutants judged" in drawn and "elapsed 1m05s" in drawn and "ETA " in drawn
+    assert "budget" not in drawn  # no time budget: the ETA stands for it
+
+
+def test_a_meters_detail_renderable_is_drawn_under_its_line():
+    meter = Meter(_terminal(), "fuzzing", unit="trials", clock=lambda: 1.0)
+    table = Table.grid()
+    table.add_row("corpus", "3 inputs")
+    meter.update(completed=5, detail=table)
+    lines = _drawn(meter).splitlines()
+    assert lines[0].startswith("fuzzing") and lines[1].startswith("corpus")
+
+
+def test_a_live_meter_renders_into_a_forced_terminal_and_its_lines_stay_above_it():
+    console = _terminal()
+    with Meter(console, "fuzzing functions", unit="functions", total=3, seconds=60, budget_label="fuzzing budget",
+               clock=lambda: 2.0) as meter:
+        meter.update(completed=1)
+        meter.say("[1/3] pkg.f: 100 inputs", stamp=True)
+    printed = console.file.getvalue()
+    assert "\x1b[" in printed  # drawn with cursor moves: a live display
+    assert "fuzzing budget 1m00s, 58s left" in printed and "1/3 functions" in printed
+    assert "[1/3] pkg.f: 100 inputs (elapsed 2s; fuzzing budget 1m00s, 58s left)" in printed
+
+
+def test_without_a_terminal_a_meter_prints_throttled_plain_lines_and_no_live_display(monkeypatch):
+    monkeypatch.setattr(progress, "PROGRESS_EVERY", 3600.0)
+    console = Console(file=StringIO(), width=100_000)
+    assert not console.is_terminal
+    with Meter(console, "fuzzing", seconds=20, clock=lambda: 5.0) as meter:
+        meter.update(completed=3, note="ignored: nothing live")
+        meter.plain(lambda: "[baseline] 0/9 mutants judged", "baseline")
+        meter.plain(lambda: "not due: same phase, within the interval", "baseline")
+        meter.plain("[mutants] 4/9 mutants judged", "mutants")  # a new phase is always shown
+        meter.say("a note")
+        meter.say("a step", stamp=True)
+    assert console.file.getvalue().splitlines() == [
+        "[baseline] 0/9 mutants judged", "[mutants] 4/9 mutants judged", "a note",
+        "a step (elapsed 5s; budget 20s, 15s left)"]
+
+
+def test_a_plain_meter_can_write_its_lines_elsewhere_and_wait_for_its_first():
+    out = StringIO()
+    meter = Meter(Console(file=StringIO()), out=out, plain_at_once=False)
+    meter.plain("too early")
+    assert out.getvalue() == ""
+    meter.throttle.every = 0.0
+    meter.plain("due")
+    assert out.getvalue() == "due\n"
+
+
+def test_durations_are_short_and_a_budget_is_shown_as_given():
+    assert [duration(s) for s in (0, 8.9, 65, 3725)] == ["0s", "8s", "1m05s", "1h02m"]
+    assert [budget_seconds(s) for s in (20, 1.5, 300)] == ["20s", "1.5s", "5m00s"]
+    assert duration(-3) == "0s"  # a budget overrun shows no negative time left
+
+
+# --- the commands, under a forced terminal ------------------------------------------------------------------------
+
+
+def _force_terminal(monkeypatch) -> None:
+    # rich reads these when a console is made: the command's console is a 120-column terminal though captured
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("LINES", "30")
+
+
+def test_fuzz_on_a_terminal_shows_a_live_bar_with_its_trial_budget_and_eta_then_its_summary(monkeypatch, capsys,
+                                                                                            tmp_path):
+    from mu2py.cli.main import main
+
+    _force_terminal(monkeypatch)
+    assert main(["fuzz", "targets.insertion_sort.driver:sort", "--trials", "50", "--out", str(tmp_path / "o")]) == 0
+    printed = _text(capsys.readouterr().out)
+    assert re.search(r"fuzzing [━╸ ]+ \d+/50 trials elapsed \d+s ETA ", printed)
+    assert "kills confirmed" in printed and "pending final judging" in printed
+    assert "mutants killed" in printed.rpartition("ETA ")[2]  # the summary prints after the transient display
+
+
+def _text(printed: str) -> str:
+    """What a terminal shows of `printed`, its escape sequences (colours, cursor moves) left out."""
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", printed)
