@@ -74,6 +74,8 @@ class _Count(ProgressColumn):
     def render(self, task: Task) -> Text:
         """`12/30 mutants judged`, or `26675 trials` without a total."""
         unit = task.fields.get("unit", "")
+        if task.total is None and not unit:  # a phase that counts nothing: its bar pulses, no "0" beside it
+            return Text("")
         done = f"{task.completed:.0f}" if task.total is None else f"{task.completed:.0f}/{task.total:.0f}"
         return Text(f"{done} {unit}".rstrip(), style="progress.download")
 

@@ -53,10 +53,15 @@ def duration(seconds: float) -> str:
 
 
 def budget_seconds(seconds: float) -> str:
-    """A time budget as given (`20s`, `1.5s`, `5m`): not rounded down, since it is the user's own figure."""
-    if seconds < 60 and seconds != int(seconds):
+    """A time budget as a user writes one (`20s`, `1.5s`, `5m`, `1h`): not rounded, since it is the user's own."""
+    if seconds != int(seconds):
         return f"{seconds:g}s"
-    return duration(seconds)
+    whole = int(seconds)
+    if whole and whole % 3600 == 0:
+        return f"{whole // 3600}h"
+    if whole and whole % 60 == 0:
+        return f"{whole // 60}m"
+    return f"{whole}s" if whole < 60 else duration(whole)
 
 
 class Meter:
@@ -165,13 +170,11 @@ class Meter:
 
     def say(self, text: str, stamp: bool = False) -> None:
         """Print a line for good: above the live display on a terminal, as a plain line elsewhere (`stamp`: with
-        `stamp()` after it)."""
-        if stamp:
-            text = f"{text} ({self.stamp()})"
+        `stamp()` after it, in a plain line only: on a terminal the live display says when)."""
         if self._progress is not None:
             self._progress.console.print(text, markup=False, highlight=False, soft_wrap=True)
         else:
-            self._print(text)
+            self._print(f"{text} ({self.stamp()})" if stamp else text)
 
     def _print(self, text: str) -> None:
         if self.out is not None:

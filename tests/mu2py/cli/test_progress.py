@@ -89,8 +89,8 @@ def test_a_live_meter_renders_into_a_forced_terminal_and_its_lines_stay_above_it
         meter.say("[1/3] pkg.f: 100 inputs", stamp=True)
     printed = console.file.getvalue()
     assert "\x1b[" in printed  # drawn with cursor moves: a live display
-    assert "fuzzing budget 1m00s, 58s left" in printed and "1/3 functions" in printed
-    assert "[1/3] pkg.f: 100 inputs (elapsed 2s; fuzzing budget 1m00s, 58s left)" in printed
+    assert "fuzzing budget 1m, 58s left" in printed and "1/3 functions" in printed
+    assert "[1/3] pkg.f: 100 inputs\n" in printed  # on a terminal the display says when, not the line
 
 
 def test_without_a_terminal_a_meter_prints_throttled_plain_lines_and_no_live_display(monkeypatch):
@@ -121,7 +121,7 @@ def test_a_plain_meter_can_write_its_lines_elsewhere_and_wait_for_its_first():
 
 def test_durations_are_short_and_a_budget_is_shown_as_given():
     assert [duration(s) for s in (0, 8.9, 65, 3725)] == ["0s", "8s", "1m05s", "1h02m"]
-    assert [budget_seconds(s) for s in (20, 1.5, 300)] == ["20s", "1.5s", "5m00s"]
+    assert [budget_seconds(s) for s in (20, 1.5, 300, 7200, 90)] == ["20s", "1.5s", "5m", "2h", "1m30s"]
     assert duration(-3) == "0s"  # a budget overrun shows no negative time left
 
 
@@ -150,3 +150,39 @@ def test_fuzz_on_a_terminal_shows_a_live_bar_with_its_trial_budget_and_eta_then_
 def _text(printed: str) -> str:
     """What a terminal shows of `printed`, its escape sequences (colours, cursor moves) left out."""
     return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", printed)
+
+
+def test_kill_moves_its_bar_through_the_workflows_steps_and_shows_the_fuzzing_budget_while_it_fuzzes():
+    from mu2py.cli.kill import _show
+    from mu2py.steps import Step
+
+    clock = [0.0]
+    meter = Meter(_terminal(), "starting", unit="functions", clock=lambda: clock[0])
+    _show(meter, 60.0, Step("scoring the suite (tests) on pkg", "scoring the suite"))
+    assert "scoring the suite" in _drawn(meter) and "budget" not in _drawn(meter)
+    clock[0] = 10.0
+    _show(meter, 60.0, Step("fuzzing 3 functions (60s in all)", "fuzzing", 0, 3, "functions"))
+    clock[0] = 30.0
+    _show(meter, 60.0, Step("[1/3] pkg.f: 100 trials, killed 2", "fuzzing", 1, 3, "functions"))
+    drawn = _drawn(meter)
+    assert "1/3 functions" in drawn and "elapsed 30s" in drawn and "fuzzing budget 1m, 40s left" in drawn
+    _show(meter, 60.0, Step("verifying: 4 mutants", "verifying"))
+    drawn = _drawn(meter)
+    assert drawn.startswith("verifying") and "budget" not in drawn and "functions" not in drawn
+
+
+def test_kills_plain_lines_are_the_workflows_lines_a_function_fuzzed_saying_when():
+    from mu2py.cli.kill import _show
+    from mu2py.steps import Step
+
+    console = Console(file=StringIO(), width=100_000)
+    clock = [4.0]
+    meter = Meter(console, clock=lambda: clock[0])
+    _show(meter, 60.0, Step("fuzzing 3 functions (60s in all)", "fuzzing", 0, 3, "functions"))
+    clock[0] = 9.0
+    _show(meter, 60.0, Step("[1/3] pkg.f: 100 trials, killed 2", "fuzzing", 1, 3, "functions"))
+    _show(meter, 60.0, "score before: 50.0% (1/2)")  # a plain str, as any caller of the API may send
+    assert console.file.getvalue().splitlines() == [
+        "fuzzing 3 functions (60s in all)",
+        "[1/3] pkg.f: 100 trials, killed 2 (elapsed 9s; fuzzing budget 1m, 55s left)",
+        "score before: 50.0% (1/2)"]
