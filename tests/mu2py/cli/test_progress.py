@@ -3,12 +3,18 @@ throttle, and the --fail-under check."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 from io import StringIO
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+import mu2py
 import mu2py.cli.progress as progress
 from mu2py.cli.progress import Meter, Throttle, below_fail_under, budget_seconds, duration
 
@@ -38,6 +44,8 @@ def test_fail_under_names_the_shortfall_and_nothing_else():
     assert below_fail_under(94.96, 95) == "mutation score 94.96% is below --fail-under 95%"  # not "95.0% is below"
     assert below_fail_under(10.0, None) is None
     assert below_fail_under(None, 95) is None  # nothing was judged: no shortfall
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_sample"
 
 
 # --- Meter: the shared progress display -------------------------------------------------------------------------
@@ -186,3 +194,25 @@ def test_kills_plain_lines_are_the_workflows_lines_a_function_fuzzed_saying_when
         "fuzzing 3 functions (60s in all)",
         "[1/3] pkg.f: 100 trials, killed 2 (elapsed 9s; fuzzing budget 1m, 55s left)",
         "score before: 50.0% (1/2)"]
+
+
+def _run_in_a_terminal(argv: list[str], cwd: Path) -> str:
+    """Run a command (the worktree's mu2py) as if in a 120-column terminal; what it printed, escapes left out."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NO_COLOR", "TERM")}
+    env.update(PYTHONPATH=str(Path(mu2py.__file__).resolve().parents[1]), TTY_COMPATIBLE="1", COLUMNS="120",
+               LINES="30", TERM="xterm-256color")
+    proc = subprocess.run([sys.executable, "-m", *argv], cwd=cwd, capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return _text(proc.stdout + proc.stderr).replace("\r", "\n")
+
+
+def test_corpus_on_a_terminal_shows_its_phases_and_the_functions_fuzzed_then_its_tables(tmp_path):
+    root = tmp_path / "project"
+    shutil.copytree(SAMPLE, root)
+    printed = _run_in_a_terminal(["mu2py", "corpus", "sample_pkg.text:area", "--trials", "30", "--out", "out",
+                                  "--no-score"], root)
+    assert re.search(r"finding functions [━╸ ]+ +elapsed \d+s", printed)
+    assert re.search(r"fuzzing [━╸ ]+ [01]/1 functions elapsed \d+s ETA ", printed)
+    assert "[1/1] sample_pkg.text.area: " in printed and "(elapsed" not in printed  # the live display says when
+    assert "regression corpus of sample_pkg.text" in printed.rpartition("elapsed")[2]  # after the display
