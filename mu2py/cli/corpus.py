@@ -149,8 +149,8 @@ def _fuzz_all(args: argparse.Namespace, console: Console, chosen: list[Any], sec
             status = outcome.error or (f"{outcome.inputs} inputs, {outcome.failures} failures, killed "
                                        f"{outcome.own_killed}/{outcome.own_total} of its mutants "
                                        f"({outcome.killed}/{outcome.total} of the module)")
+            meter.update(completed=done)  # the bar first: the line printed above it redraws the display
             meter.say(f"[{done}/{len(chosen)}] {outcome.qualname}: {status}", stamp=True)
-            meter.update(completed=done)
     return outcomes
 
 

@@ -49,11 +49,12 @@ def _show(meter: Meter, seconds: float | None, line: str) -> None:
         meter.set_budget(seconds, "fuzzing budget", lambda: meter.elapsed - started)
     elif step.phase and step.phase != "fuzzing":
         meter.set_budget(None)
-    meter.say(step, stamp=bool(step.done))
+    # the bar first: the line printed above it redraws the display
     if step.counts:
         meter.update(description=step.phase, unit=step.unit, completed=step.done, total=step.total)
     elif step.phase:
         meter.update(description=step.phase, unit="", completed=0, total=0)
+    meter.say(step, stamp=bool(step.done))
 
 
 def _summary(console: Console, result: KillResult, root: Path, show: int) -> None:

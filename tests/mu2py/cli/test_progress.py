@@ -216,3 +216,14 @@ def test_corpus_on_a_terminal_shows_its_phases_and_the_functions_fuzzed_then_its
     assert re.search(r"fuzzing [━╸ ]+ [01]/1 functions elapsed \d+s ETA ", printed)
     assert "[1/1] sample_pkg.text.area: " in printed and "(elapsed" not in printed  # the live display says when
     assert "regression corpus of sample_pkg.text" in printed.rpartition("elapsed")[2]  # after the display
+
+
+def test_bonsai_run_on_a_terminal_counts_the_lattices_nodes_on_a_live_bar_on_stderr(tmp_path):
+    root = Path(mu2py.__file__).resolve().parents[1]
+    printed = _run_in_a_terminal(["bonsai", "run", str(root / "grammars" / "json.lark"), "--target",
+                                  "targets.json_decoder.driver:parse", "--bounds", "1,1,2", "--node-trials", "5",
+                                  "--out", str(tmp_path / "out")], root)
+    assert re.search(r"growing the lattice [━╸ ]+ [012]/2 nodes elapsed \d+s ETA ", printed)
+    assert "budget 5 trials per node, 1 worker" in printed
+    assert "node 2/2 F(1,1,2): " in printed and "(elapsed" not in printed  # the live display says when
+    assert "final corpus: " in printed
