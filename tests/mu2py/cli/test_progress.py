@@ -10,6 +10,7 @@ import subprocess
 import sys
 from io import StringIO
 from pathlib import Path
+from types import SimpleNamespace
 
 from rich.console import Console
 from rich.table import Table
@@ -150,7 +151,7 @@ def test_fuzz_on_a_terminal_shows_a_live_bar_with_its_trial_budget_and_eta_then_
     _force_terminal(monkeypatch)
     assert main(["fuzz", "targets.insertion_sort.driver:sort", "--trials", "50", "--out", str(tmp_path / "o")]) == 0
     printed = _text(capsys.readouterr().out)
-    assert re.search(r"fuzzing [━╸ ]+ \d+/50 trials elapsed \d+s ETA ", printed)
+    assert re.search(r"fuzzing [━╸╺ ]+ \d+/50 trials elapsed \d+s ETA ", printed)
     assert "kills confirmed" in printed and "pending final judging" in printed
     assert "mutants killed" in printed.rpartition("ETA ")[2]  # the summary prints after the transient display
 
@@ -212,8 +213,8 @@ def test_corpus_on_a_terminal_shows_its_phases_and_the_functions_fuzzed_then_its
     shutil.copytree(SAMPLE, root)
     printed = _run_in_a_terminal(["mu2py", "corpus", "sample_pkg.text:area", "--trials", "30", "--out", "out",
                                   "--no-score"], root)
-    assert re.search(r"finding functions [━╸ ]+ +elapsed \d+s", printed)
-    assert re.search(r"fuzzing [━╸ ]+ [01]/1 functions elapsed \d+s ETA ", printed)
+    assert re.search(r"finding functions [━╸╺ ]+ +elapsed \d+s", printed)
+    assert re.search(r"fuzzing [━╸╺ ]+ [01]/1 functions elapsed \d+s ETA ", printed)
     assert "[1/1] sample_pkg.text.area: " in printed and "(elapsed" not in printed  # the live display says when
     assert "regression corpus of sample_pkg.text" in printed.rpartition("elapsed")[2]  # after the display
 
@@ -223,7 +224,70 @@ def test_bonsai_run_on_a_terminal_counts_the_lattices_nodes_on_a_live_bar_on_std
     printed = _run_in_a_terminal(["bonsai", "run", str(root / "grammars" / "json.lark"), "--target",
                                   "targets.json_decoder.driver:parse", "--bounds", "1,1,2", "--node-trials", "5",
                                   "--out", str(tmp_path / "out")], root)
-    assert re.search(r"growing the lattice [━╸ ]+ [012]/2 nodes elapsed \d+s ETA ", printed)
+    assert re.search(r"growing the lattice [━╸╺ ]+ [012]/2 nodes elapsed \d+s ETA ", printed)
     assert "budget 5 trials per node, 1 worker" in printed
     assert "node 2/2 F(1,1,2): " in printed and "(elapsed" not in printed  # the live display says when
     assert "final corpus: " in printed
+
+
+def _fake_score(monkeypatch, events):
+    """`mu2py.api.score` replaced by one that sends `events` (ScoreProgress) and returns a result to present."""
+    import mu2py.api
+    import mu2py.cli.score as score_cli
+
+    def score(*args, progress, **kwargs):
+        for event in events:
+            progress(event)
+        return SimpleNamespace(fail_under=None, report={}, root=Path("."))
+
+    monkeypatch.setattr(mu2py.api, "score", score)
+    monkeypatch.setattr(score_cli, "_present", lambda *args: 0)
+    return score_cli
+
+
+def test_score_on_a_terminal_shows_its_phase_the_mutants_judged_and_richs_eta(monkeypatch):
+    from mu2py.api import ScoreProgress
+    from mu2py.cli.main import build_parser
+
+    score_cli = _fake_score(monkeypatch, [ScoreProgress("baseline", 0, 9, 0), ScoreProgress("mutants", 4, 9, 1)])
+    console = _terminal()
+    assert score_cli._score(build_parser().parse_args(["score"]), console) == 0
+    printed = _text(console.file.getvalue())
+    assert re.search(r"mutants [━╸╺ ]+ 4/9 mutants judged elapsed 0s ETA ", printed) and "1 from cache" in printed
+
+
+def test_score_without_a_terminal_keeps_its_plain_lines(monkeypatch, capsys):
+    from mu2py.api import ScoreProgress
+    from mu2py.cli.main import build_parser
+
+    score_cli = _fake_score(monkeypatch, [ScoreProgress("baseline", 0, 9, 0), ScoreProgress("mutants", 4, 9, 1)])
+    score_cli._score(build_parser().parse_args(["score"]), Console(file=StringIO(), width=100_000))
+    assert capsys.readouterr().out.splitlines() == ["[baseline] 0/9 mutants judged (0 from cache), 0 s",
+                                                    "[mutants] 4/9 mutants judged (1 from cache), 0 s"]
+
+
+def test_props_shows_its_phases_and_the_tests_fuzzed_with_the_fuzzing_budget(monkeypatch, capsys):
+    import mu2py.cli.props as props_cli
+    import mu2py.props.run
+    from mu2py.cli.main import build_parser
+    from mu2py.steps import Step
+
+    def props(spec, config, only, on_progress):
+        on_progress(Step("baseline", "baseline"))
+        on_progress(Step("fuzzing", "fuzzing", 0, 4, "tests fuzzed"))
+        on_progress(Step("fuzzing: 1/4 tests fuzzed", "fuzzing", 1, 4, "tests fuzzed"))
+        return {}
+
+    monkeypatch.setattr(mu2py.props.run, "props", props)
+    monkeypatch.setattr(mu2py.props.run, "spec_for", lambda *args: None)
+    monkeypatch.setattr(props_cli, "print_report", lambda *args: None)
+    args = build_parser().parse_args(["props", "--time", "30s", "--workers", "2"])
+    console = _terminal()
+    assert props_cli._props(args, console) == 0
+    printed = _text(console.file.getvalue())
+    # 4 tests of 30 s each on 2 workers: two rounds
+    assert re.search(r"fuzzing [━╸╺ ]+ 1/4 tests fuzzed elapsed 0s fuzzing budget 1m, (59s|1m00s) left", printed)
+    plain = Console(file=StringIO(), width=100_000)
+    assert props_cli._props(args, plain) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "[baseline] elapsed 0s", "[fuzzing] 0/4 tests fuzzed, elapsed 0s; fuzzing budget 1m, 1m00s left"]
