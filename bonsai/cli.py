@@ -5,7 +5,8 @@ terminal regex, unknown start rule, a rule that cannot terminate, malformed boun
 1, a target that cannot be loaded or raises on import, modules slipcover cannot measure) ends with
 one line on stderr, ``bonsai: error: ...``, and exit status 2; never a traceback.  `run` exits 3
 when the target raised on some inputs (EXIT_FAILURES), and both exit 130 on Ctrl-C.  Output is plain
-text (no markup to escape, no wrapping): a piped log gets the same lines as a terminal.
+text (no markup to escape, no wrapping): a piped log gets the lines a terminal shows (where `run` also
+draws a live bar of the nodes done, and a piped log's node lines end with the time elapsed).
 """
 
 from __future__ import annotations

@@ -38,6 +38,7 @@ from bonsai.node import Node, NodeStats, failure_records, read_done
 from bonsai.runner import NodeRunner
 from bonsai.target import function_target, invisible_code_warning
 from mu2py.errors import UserError
+from mu2py.steps import Step
 from mu2py.store.atomic import write_atomic, write_json
 from mu2py.target.driver import split_spec
 
@@ -105,8 +106,9 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
 
     `targets`: module prefixes whose coverage counts (default: the driver's targets, else the function's
     package).  Finished nodes of an earlier run into `out` are read back, not run (`progress` says how
-    many).  `cluster`: an executor with `map_unordered` (e.g. `mu2py.engine.cluster.DaskExecutor`) that runs the
-    nodes of a generation; nodes then need nothing of this machine but the installed packages.  `warn`
+    many); each line `progress` hears is a `mu2py.steps.Step` counting the nodes done of all.  `cluster`: an
+    executor with `map_unordered` (e.g. `mu2py.engine.cluster.DaskExecutor`) that runs the nodes of a
+    generation; nodes then need nothing of this machine but the installed packages.  `warn`
     hears when coverage cannot grow (target code slipcover cannot see) or stayed 0.
     Raises ValueError for bounds under 1, GrammarLoadError for a grammar that cannot be used,
     UserError for a target that cannot be loaded (each with a one-line message).
@@ -121,7 +123,8 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
     if warn and (note := invisible_code_warning(target_spec)):
         warn(note)
     if progress and finished:
-        progress(f"resumed: {len(finished)} of {len(graph)} nodes already done in {out}")
+        progress(Step(f"resumed: {len(finished)} of {len(graph)} nodes already done in {out}", "resumed", len(finished),
+                      len(graph), "nodes"))
     corpora: dict[Node, list[tuple[int, ...]]] = {}
     stats: dict[Node, NodeStats] = {}
     runner = NodeRunner(workers, cluster)
@@ -151,9 +154,10 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
                 if progress:
                     n = node_stats.failures
                     failed = f", {n} failure{'s' if n > 1 else ''}" if n else ""
-                    progress(f"node {len(stats)}/{len(graph)} F({node[0]},{node[1]},{node[2]}): "
-                             f"{node_stats.inputs} inputs, mean size {node_stats.mean_size} chars, "
-                             f"coverage {node_stats.coverage} lines+branches{failed}")
+                    progress(Step(f"node {len(stats)}/{len(graph)} F({node[0]},{node[1]},{node[2]}): "
+                                  f"{node_stats.inputs} inputs, mean size {node_stats.mean_size} chars, "
+                                  f"coverage {node_stats.coverage} lines+branches{failed}", "growing the lattice",
+                                  len(stats), len(graph), "nodes"))
     finally:
         runner.close()
     top_node = (top.idents, top.items, top.depth)

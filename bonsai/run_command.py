@@ -16,6 +16,8 @@ from bonsai.cli_args import (
     say,
 )
 from bonsai.grammar import GrammarLoadError
+from mu2py.cli.progress import Meter, budget_seconds
+from mu2py.steps import Step
 
 __all__ = ["add_run_command", "run_run"]
 
@@ -80,6 +82,29 @@ def _targets(text: str | None) -> tuple[str, ...] | None:
 
 
 
+def _meter(args: argparse.Namespace, seconds: float | None) -> Meter:
+    """The run's progress on stderr: a live bar of the lattice's nodes on a terminal, else the plain lines."""
+    import sys
+
+    from rich.console import Console
+
+    from bonsai.lattice import lattice
+
+    console = Console(file=sys.stderr, highlight=False, markup=False)  # the stream itself: a redirect wraps it
+    per_node = f"{args.node_trials} trials" if args.node_trials is not None else f"{budget_seconds(seconds or 0)}"
+    meter = Meter(console, "growing the lattice", unit="nodes", total=len(lattice(args.bounds)), out=sys.stderr)
+    meter.update(note=f"budget {per_node} per node, {args.workers} worker{'s' if args.workers > 1 else ''}")
+    return meter
+
+
+def _show(meter: Meter, line: str) -> None:
+    """A line of the lattice's progress: printed (a node's, in a plain log, says when) and counted on the bar."""
+    step = line if isinstance(line, Step) else Step(line)
+    if step.counts:  # the bar first: the line printed above it redraws the display
+        meter.update(completed=step.done, total=step.total)
+    meter.say(line, stamp=step.phase == "growing the lattice")
+
+
 def run_run(args: argparse.Namespace) -> int:
     """Run the lattice and print per-node statistics, the final corpus and any failures; returns the exit status."""
     from bonsai.lattice import run_lattice
@@ -99,11 +124,13 @@ def run_run(args: argparse.Namespace) -> int:
             say(f"Dask dashboard: {cluster.dashboard}")
         # a cluster's workers read the grammar by the path the client gives (their working directory is theirs)
         grammar = str(Path(args.grammar).resolve()) if cluster is not None else args.grammar
-        summary = run_lattice(
-            grammar, args.target, args.bounds, trials=args.node_trials, seconds=seconds, seed=args.seed,
-            out=out, workers=args.workers, start=args.start, guidance=args.guidance, progress=say,
-            cluster=cluster, targets=targets, warn=lambda line: say(f"bonsai: warning: {line}"),
-        )
+        with _meter(args, seconds) as meter:
+            summary = run_lattice(
+                grammar, args.target, args.bounds, trials=args.node_trials, seconds=seconds, seed=args.seed,
+                out=out, workers=args.workers, start=args.start, guidance=args.guidance,
+                progress=lambda line: _show(meter, line), cluster=cluster, targets=targets,
+                warn=lambda line: meter.say(f"bonsai: warning: {line}"),
+            )
     except (UserError, GrammarLoadError) as exc:
         raise CliError(str(exc)) from None
     except WorkerError as exc:

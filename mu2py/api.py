@@ -586,7 +586,8 @@ def kill(root: PathLike = ".", *, package: str | None = None, paths: Sequence[st
 
     The budget is `trials` (reproducible: the same seed gives the same tests) or `time` (`60s`, `5m`;
     default 60s), split evenly between the functions holding survivors. `progress` gets each line the
-    command prints while it runs. `out` is locked for the run and released however it ends.
+    command prints while it runs (a `mu2py.steps.Step`: a str that also names its phase and, while fuzzing,
+    counts the functions done). `out` is locked for the run and released however it ends.
     """
     from mu2py.survivors.kill import KillOptions, run_kill
 

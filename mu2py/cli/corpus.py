@@ -34,6 +34,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from mu2py.cli.progress import Meter
 from mu2py.errors import OutputError, UserError
 from mu2py.target.modules import package_root
 from mu2py.testgen.regression import (
@@ -112,7 +113,7 @@ def _choose(args: argparse.Namespace, console: Console,
 
 
 def _fuzz_all(args: argparse.Namespace, console: Console, chosen: list[Any], seconds: float | None,
-              out: Path, sys_path: list[str]) -> dict[str, Outcome]:
+              out: Path, sys_path: list[str], meter: Meter) -> dict[str, Outcome]:
     """Fuzz every chosen function (fanned out over `--workers`), printing each one as it finishes."""
     from mu2py.engine.workers import Lost, executor
     from mu2py.fuzz.config import FuzzConfig
@@ -130,6 +131,7 @@ def _fuzz_all(args: argparse.Namespace, console: Console, chosen: list[Any], sec
     outcomes = {s.qualname: Outcome(s.qualname) for s in chosen}
     budget = f"{args.trials} trials" if args.trials is not None else f"{seconds:g}s"
     console.print(f"fuzzing {len(chosen)} functions ({budget} in all, {args.workers} worker(s)) into {out}")
+    meter.update(description="fuzzing", unit="functions", completed=0, total=len(chosen))
     # a worker whose campaign overruns its time budget this much is stuck (an original looping on an input)
     deadline = per_seconds * 3 + 300 if per_seconds is not None else None
     with executor(args.workers) as pool:
@@ -147,7 +149,8 @@ def _fuzz_all(args: argparse.Namespace, console: Console, chosen: list[Any], sec
             status = outcome.error or (f"{outcome.inputs} inputs, {outcome.failures} failures, killed "
                                        f"{outcome.own_killed}/{outcome.own_total} of its mutants "
                                        f"({outcome.killed}/{outcome.total} of the module)")
-            console.print(f"[{done}/{len(chosen)}] {outcome.qualname}: {status}", highlight=False, markup=False)
+            meter.update(completed=done)  # the bar first: the line printed above it redraws the display
+            meter.say(f"[{done}/{len(chosen)}] {outcome.qualname}: {status}", stamp=True)
     return outcomes
 
 
@@ -209,28 +212,34 @@ def _corpus(args: argparse.Namespace, console: Console) -> int:
         clock = now
 
 
-    specs, chosen, notes = _choose(args, console, seconds)
-    phase("choose")
-    if seconds is not None:
-        # the budget covers finding the functions and checking them too; fuzzing gets what is left (at least half)
-        seconds = max(seconds - phases["choose"], seconds / 2)
-    out = Path(args.out)
-    tests_out = Path(args.tests_out) if args.tests_out else out / "tests"
-    ensure_writable(out)
-    ensure_writable(tests_out)
-    # the generated tests, the score workers and the verification run import the package from its root
-    roots = {package_root(Path(sys.modules[s.module].__file__ or "").resolve()) for s in chosen}
-    sys_path = sorted(str(r) for r in roots) + [os.getcwd()]
-    outcomes = _fuzz_all(args, console, chosen, seconds, out, sys_path)
-    phase("fuzz")
-    by_module: dict[str, list[Any]] = {}
-    for spec in chosen:
-        if not outcomes[spec.qualname].error:
-            by_module.setdefault(spec.module, []).append(record(spec, function_folder(out, spec.qualname)))
-    phase("record")
-    command = _command_line(args)
-    files = _write_verified(console, tests_out, by_module, command, sys_path)
-    phase("write and verify")
+    started = clock
+    # the --time budget covers finding and checking the functions and fuzzing them: shown until the fuzzing ends
+    meter = Meter(console, "finding functions", seconds=seconds, clock=lambda: time.monotonic() - started)
+    with meter:
+        specs, chosen, notes = _choose(args, console, seconds)
+        phase("choose")
+        if seconds is not None:
+            # the budget covers finding the functions and checking them too; fuzzing gets what is left (at least half)
+            seconds = max(seconds - phases["choose"], seconds / 2)
+        out = Path(args.out)
+        tests_out = Path(args.tests_out) if args.tests_out else out / "tests"
+        ensure_writable(out)
+        ensure_writable(tests_out)
+        # the generated tests, the score workers and the verification run import the package from its root
+        roots = {package_root(Path(sys.modules[s.module].__file__ or "").resolve()) for s in chosen}
+        sys_path = sorted(str(r) for r in roots) + [os.getcwd()]
+        outcomes = _fuzz_all(args, console, chosen, seconds, out, sys_path, meter)
+        phase("fuzz")
+        meter.set_budget(None)
+        meter.update(description="writing and verifying tests", unit="", completed=0, total=0)
+        by_module: dict[str, list[Any]] = {}
+        for spec in chosen:
+            if not outcomes[spec.qualname].error:
+                by_module.setdefault(spec.module, []).append(record(spec, function_folder(out, spec.qualname)))
+        phase("record")
+        command = _command_line(args)
+        files = _write_verified(console, tests_out, by_module, command, sys_path)
+        phase("write and verify")
     for functions in by_module.values():
         for fc in functions:
             outcomes[fc.spec.qualname].cases = fc.written
@@ -245,10 +254,13 @@ def _corpus(args: argparse.Namespace, console: Console) -> int:
         if args.suite:
             suite = [str(Path(p).resolve()) for p in args.suite]
             runs += [("suite", suite), ("both", [*suite, str(tests_out.resolve())])]
-        with console.status("scoring by mutation"):
+        with Meter(console, "scoring by mutation", unit="test sets scored", total=len(runs),
+                   clock=lambda: time.monotonic() - started) as scoring:
             for label, paths in runs:
+                scoring.update(note=f"now scoring: {label}")
                 scores.append(score_tests(label, paths, modules, module_files, sys_path, args.workers,
-                                     out / "score-cache.json"))
+                                          out / "score-cache.json"))
+                scoring.update(advance=1)
         _print_scores(console, scores)
         phase("score")
     console.print("time: " + ", ".join(f"{name} {secs:.1f}s" for name, secs in phases.items()), highlight=False)

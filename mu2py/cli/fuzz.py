@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
+from mu2py.budget import now as budget_clock
 from mu2py.cli.argtypes import mutant_filter, positive_int
-from mu2py.cli.progress import Throttle
+from mu2py.cli.progress import Meter
 from mu2py.cli.report import print_mutation_report
 from mu2py.errors import OutputError
 
@@ -42,8 +42,10 @@ def _status_table(fuzzer: Any) -> Table:
     table.add_row("trials", f"{s.trials}", "execs/s", f"{s.trials / elapsed:.0f}")
     table.add_row("corpus", _inputs(len(fuzzer.corpus)), "coverage", f"{len(fuzzer.coverage)} lines+branches")
     if fuzzer.analysis is not None:
-        table.add_row("killed", f"{len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} mutants",
+        table.add_row("kills confirmed", f"{len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} mutants",
                       "mutant runs", f"{s.mutant_runs}")
+        pending = _pending(fuzzer)
+        table.add_row(_pending_label(fuzzer), f"{pending[0]} ({pending[1]})" if pending else "none", "", "")
         table.add_row("pruned (exec)", f"{s.pruned_execution}", "pruned (infection)", f"{s.pruned_infection}")
         table.add_row("likely equivalent", f"{s.likely_equivalent} mutants",
                       "backed off", f"{s.backed_off} mutant runs")
@@ -61,39 +63,71 @@ def _inputs(n: int) -> str:
     return f"{n} input" if n == 1 else f"{n} inputs"
 
 
+def _pending_label(fuzzer: Any) -> str:
+    # --no-judge: nothing judges them at the end, so they are not "pending"
+    return "pending final judging" if fuzzer.config.judge else "not judged (--no-judge)"
+
+
+def _pending(fuzzer: Any) -> tuple[str, str] | None:
+    """What the final judging has yet to run, as the campaign knows it now: (`12 mutants`, `infected by 3 saved
+    inputs`); None when nothing is pending (every saved input ran its mutants)."""
+    inputs, mutants, exact = fuzzer.pending_judging()
+    if not inputs:
+        return None
+    return (f"{'' if exact else 'at least '}{mutants} mutant{'' if mutants == 1 else 's'}",
+            f"infected by {inputs} saved {_inputs(inputs).split(' ')[1]}")
+
+
+def _kills_note(fuzzer: Any) -> str:
+    """The kill counter as the campaign knows it while it runs: the kills confirmed, and what awaits the final
+    judging (`kills confirmed 0/30 mutants; 29 mutants pending final judging (infected by 1 saved input)`)."""
+    if fuzzer.analysis is None:
+        return ("coverage guidance: no mutant runs during the loop; the saved inputs are judged against them at the "
+                "end" if fuzzer.config.judge else "")
+    confirmed = f"kills confirmed {len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} mutants"
+    pending = _pending(fuzzer)
+    return f"{confirmed}; {pending[0]} {_pending_label(fuzzer)} ({pending[1]})" if pending else confirmed
+
+
 def _progress_line(fuzzer: Any) -> str:
     """The status as one plain line, for logs (stdout not a terminal)."""
     s = fuzzer.stats
     elapsed = max(fuzzer.elapsed(), 1e-9)
-    killed = (f"; killed {len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} mutants"
-              if fuzzer.analysis is not None else "")
+    killed = f"; {_kills_note(fuzzer)}" if fuzzer.analysis is not None else ""
+    budget = f"; {_budget_text(fuzzer)}"
     if fuzzer.judging is not None:
         done, total = fuzzer.judging
-        return f"[{elapsed:6.0f} s] judging the corpus: {done}/{_inputs(total)} run through their mutants{killed}"
+        return (f"[{elapsed:6.0f} s] judging the corpus: {done}/{_inputs(total)} run through their mutants{killed}"
+                f"{budget}")
     return (f"[{elapsed:6.0f} s] trials {s.trials} ({s.trials / elapsed:.0f}/s); corpus {_inputs(len(fuzzer.corpus))}; "
-            f"coverage {len(fuzzer.coverage)} lines+branches{killed}; failures {s.failures}")
+            f"coverage {len(fuzzer.coverage)} lines+branches{killed}; failures {s.failures}{budget}")
 
 
-def _plain_progress(console: Console) -> Callable[[Any], None]:
-    throttle = Throttle()
-    throttle.due()  # the first line comes after PROGRESS_EVERY seconds, not at once
+def _budget_text(fuzzer: Any) -> str:
+    """`budget 20s, 12s left`, `budget 500 trials` or both, from the campaign's own budget (a resumed one's spent
+    time included)."""
+    from mu2py.cli.progress import budget_seconds, duration
 
-    def show(fuzzer: Any) -> None:
-        if throttle.due():
-            console.print(_progress_line(fuzzer))
-
-    return show
+    config = fuzzer.config
+    parts = [f"{config.trials} trials"] if config.trials is not None else []
+    if config.seconds is not None:
+        parts.append(f"{budget_seconds(config.seconds)}, {duration(round(fuzzer.budget.remaining()))} left")
+    return "budget " + " or ".join(parts)
 
 
 class _View:
-    """How a `fuzz` run is shown as it goes: the API's progress events as spinners, a live table or plain lines."""
+    """How a `fuzz` run is shown as it goes: the API's progress events as a spinner while loading, then a progress
+    bar with the campaign's counters under it (`Meter`) on a terminal, plain lines elsewhere."""
 
-    def __init__(self, console: Console, quiet: bool) -> None:
+    def __init__(self, console: Console, quiet: bool, seconds: float | None = None, started: float | None = None
+                 ) -> None:
         self.console, self.quiet = console, quiet
+        self.seconds = seconds  # the --time budget, for the parallel campaigns' display
+        self.started = started  # the command's start on the budget clock
         self.fuzzer: Fuzzer | None = None  # the campaign, from the `running` event on
         self.running = False  # between `running` and `ran`: Ctrl-C there says what the campaign saved
-        self._status: Any = None  # a spinner (rich Status) or a live table (rich Live), stopped by `stop`
-        self._plain: Callable[[Any], None] | None = None
+        self._status: Any = None  # a spinner (rich Status), stopped by `stop`
+        self.meter: Meter | None = None  # the progress display of the loop or of the parallel campaigns
 
     def __call__(self, event: FuzzProgress) -> None:
         """Show one event (see `mu2py.api.FuzzProgress` for their order)."""
@@ -111,29 +145,42 @@ class _View:
             print(event.message, file=sys.stderr, flush=True)  # a note: stdout is the report's
         elif kind == "running":
             self.fuzzer, self.running = event.fuzzer, True
-            if self.quiet:
+            if self.quiet or event.fuzzer is None:
                 return
-            if not console.is_terminal:
-                self._plain = _plain_progress(console)
-            else:
-                self._start(Live(_status_table(event.fuzzer), console=console, refresh_per_second=4, transient=True))
-        elif kind == "status" and not self.quiet:
-            if self._plain is not None:
-                self._plain(event.fuzzer)
-            elif self._status is not None:
-                self._status.update(_status_table(event.fuzzer))
+            self.stop()
+            fuzzer = event.fuzzer
+            self.meter = Meter(console, "fuzzing", unit="trials", total=fuzzer.config.trials,
+                               seconds=fuzzer.config.seconds, clock=fuzzer.elapsed, plain_at_once=False)
+            self._show(fuzzer)
+            self.meter.start()
+        elif kind == "status" and not self.quiet and self.meter is not None and event.fuzzer is not None:
+            self._show(event.fuzzer)
         elif kind == "ran":
             self.running = False
-            self._plain = None
             self.stop()
         elif kind == "judging":
             self._start(console.status("judging the corpus against the mutants"))
-        elif kind == "campaigns" and console.is_terminal and not self.quiet:
-            if self._status is None:
-                self._start(Live(_workers_table(list(event.rows)), console=console, refresh_per_second=2,
-                                 transient=True))
-            else:
-                self._status.update(_workers_table(list(event.rows)))
+        elif kind == "campaigns" and not self.quiet and console.is_terminal:
+            trials = sum(row.get("trials", 0) for row in event.rows)
+            if self.meter is None:
+                started = self.started if self.started is not None else budget_clock()
+                self.meter = Meter(console, f"{len(event.rows)} campaigns", unit="trials", seconds=self.seconds,
+                                   clock=lambda: budget_clock() - started)
+                self.meter.start()
+            self.meter.update(completed=trials, detail=_workers_table(list(event.rows)))
+
+    def _show(self, fuzzer: Any) -> None:
+        """The campaign's state on the meter: the bar (trials, or inputs judged), the kills note, the table."""
+        assert self.meter is not None
+        if fuzzer.judging is not None:
+            done, total = fuzzer.judging
+            self.meter.update(description="judging saved inputs", unit="inputs", completed=done, total=total or 0)
+        else:
+            self.meter.update(description="fuzzing", unit="trials", completed=fuzzer.stats.trials,
+                              total=fuzzer.config.trials or 0)
+        # the kills confirmed and those pending judging are rows of the table
+        self.meter.update(detail=_status_table(fuzzer))
+        self.meter.plain(lambda: _progress_line(fuzzer))
 
     def _start(self, display: Any) -> None:
         self.stop()
@@ -141,10 +188,13 @@ class _View:
         display.start()
 
     def stop(self) -> None:
-        """Stop the spinner or live table on screen, if any (idempotent)."""
+        """Take the spinner or the progress display off the screen, if any (idempotent)."""
         if self._status is not None:
             self._status.stop()
             self._status = None
+        if self.meter is not None:
+            self.meter.stop()
+            self.meter = None
 
 
 def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
@@ -152,7 +202,7 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
     from mu2py.cli.report import check_mte, write_mte
 
     check_mte(args.mte)
-    view = _View(console, args.quiet)
+    view = _View(console, args.quiet, _time_budget(args.time), getattr(args, "started", None))
     try:
         result = fuzz(args.target, trials=args.trials, time=args.time, seed=args.seed, out=args.out,
                       seeds=args.seeds, guidance=args.guidance, split=args.split, mutant_share=args.mutant_share,
@@ -201,6 +251,17 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         console.print(f"corpus: {out / 'corpus'} ({_inputs(len(result.corpus))}, each kept because it added "
                       "coverage or killed a mutant)")
     return _failures_found(console, result.stats.failures, out)
+
+
+def _time_budget(text: str | None) -> float | None:
+    """--time in seconds for the display (None when absent or bad: the API names a bad one)."""
+    from mu2py.budget import parse_duration
+    from mu2py.errors import UserError
+
+    try:
+        return parse_duration(text) if text else None
+    except UserError:
+        return None
 
 
 def _fuzz_or_say_where(args: argparse.Namespace, console: Console,

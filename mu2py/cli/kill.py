@@ -7,12 +7,15 @@ The workflow itself (score, fuzz the survivors' functions, write and verify test
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from mu2py.cli.argtypes import add_project_arguments
+from mu2py.cli.progress import Meter
+from mu2py.steps import Step
 from mu2py.survivors import DEFAULT_TIME  # the workflow itself (libcst, pytest) is imported when the command runs
 
 if TYPE_CHECKING:
@@ -22,11 +25,36 @@ if TYPE_CHECKING:
 def _kill(args: argparse.Namespace, console: Console) -> int:
     from mu2py.api import kill
 
-    result = kill(args.root, package=args.package, paths=args.paths, tests=args.tests, out=args.out, time=args.time,
-                  trials=args.trials, seed=args.seed, workers=args.workers, timeout=args.timeout,
-                  no_cache=args.no_cache, progress=lambda line: console.print(line, highlight=False))
+    with Meter(console, "starting", unit="functions") as meter:
+        result = kill(args.root, package=args.package, paths=args.paths, tests=args.tests, out=args.out,
+                      time=args.time, trials=args.trials, seed=args.seed, workers=args.workers, timeout=args.timeout,
+                      no_cache=args.no_cache, progress=partial(_show, meter, _fuzz_seconds(args)))
     _summary(console, result, Path(args.root).resolve(), args.show)
     return result.exit_code
+
+
+def _fuzz_seconds(args: argparse.Namespace) -> float | None:
+    """The fuzzing phase's time budget (None under --trials)."""
+    from mu2py.budget import parse_duration
+
+    return None if args.trials is not None else parse_duration(args.time or DEFAULT_TIME)
+
+
+def _show(meter: Meter, seconds: float | None, line: str) -> None:
+    """One line of the workflow: printed for good (in a plain log, a function fuzzed says when), and the live bar
+    moved to its phase; the fuzzing budget shows while the functions are fuzzed."""
+    step = line if isinstance(line, Step) else Step(line)
+    if step.phase == "fuzzing" and step.done == 0:
+        started = meter.elapsed
+        meter.set_budget(seconds, "fuzzing budget", lambda: meter.elapsed - started)
+    elif step.phase and step.phase != "fuzzing":
+        meter.set_budget(None)
+    # the bar first: the line printed above it redraws the display
+    if step.counts:
+        meter.update(description=step.phase, unit=step.unit, completed=step.done, total=step.total)
+    elif step.phase:
+        meter.update(description=step.phase, unit="", completed=0, total=0)
+    meter.say(step, stamp=bool(step.done))
 
 
 def _summary(console: Console, result: KillResult, root: Path, show: int) -> None:

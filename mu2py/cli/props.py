@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from mu2py.cli.argtypes import add_project_arguments, count, parse_duration, positive_int
+from mu2py.cli.progress import Meter
 from mu2py.errors import UserError
+from mu2py.steps import Step
 
 
 def _table(report: dict[str, Any]) -> Table:
@@ -88,12 +92,11 @@ def _props(args: argparse.Namespace, console: Console) -> int:
     config = PropsConfig(trials=args.trials, seconds=parse_duration(args.time) if args.time else None,
                          seed=args.seed, guidance=args.guidance, workers=args.workers, save=not args.no_save,
                          per_input=args.per_input or None)
-    quiet = args.json or not console.is_terminal
-    if quiet:
-        report = props(spec, config, args.tests)
-    else:
-        with console.status("props") as status:
-            report = props(spec, config, args.tests, lambda phase: status.update(phase))
+    # no terminal, or --json: plain lines at each phase and then every few seconds (on stderr under --json)
+    meter = Meter(console, "loading", live=console.is_terminal and not args.json,
+                  out=sys.stderr if args.json else sys.stdout)
+    with meter:
+        report = props(spec, config, args.tests, partial(_show, meter, config.seconds, args.workers))
     if args.html:
         from mu2py.props.html import write_html
 
@@ -105,6 +108,23 @@ def _props(args: argparse.Namespace, console: Console) -> int:
     else:
         print_report(console, report)
     return 0
+
+
+def _show(meter: Meter, seconds: float | None, workers: int, line: str) -> None:
+    """One step of the run on the meter: its phase; while fuzzing, the tests fuzzed of all and, under --time, the
+    fuzzing phase's budget (each test's time, once per round of `workers` tests)."""
+    step = line if isinstance(line, Step) else Step(line, line)
+    if step.phase == "fuzzing" and step.done == 0 and step.total:
+        started = meter.elapsed
+        rounds = -(-step.total // max(workers, 1))
+        meter.set_budget(None if seconds is None else seconds * rounds, "fuzzing budget",
+                         lambda: meter.elapsed - started)
+    if step.counts:
+        meter.update(description=step.phase, unit=step.unit, completed=step.done, total=step.total)
+    else:
+        meter.update(description=step.phase, unit="", completed=0, total=0)
+    counted = f"{step.done}/{step.total} {step.unit}, " if step.counts else ""
+    meter.plain(lambda: f"[{step.phase}] {counted}{meter.stamp()}", step.phase)
 
 
 def add_props_command(sub: Any) -> None:

@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mu2py.cli.argtypes import add_project_arguments, percent, positive_int
-from mu2py.cli.progress import Throttle, below_fail_under
+from mu2py.cli.progress import Meter, below_fail_under
 from mu2py.errors import UserError
 from mu2py.score.reports import nothing_judged, score_percent, summary_percent
 from mu2py.score.scope import shard_arg
@@ -70,37 +70,32 @@ def survivor_note(m: dict[str, Any]) -> str:
 
 
 def _score(args: argparse.Namespace, console: Console) -> int:
-    from rich.live import Live
-
     from mu2py.api import ScoreProgress, score
 
     _check_ci_arguments(args)
-    live_wanted = console.is_terminal and not args.json
 
     def line(p: ScoreProgress) -> str:
-        if p.phase.startswith("Dask"):
-            # a note for people following the run: on stderr, stdout carries only the report (--json)
-            print(p.phase, file=sys.stderr, flush=True)
         return f"[{p.phase}] {p.judged}/{p.total} mutants judged ({p.cached} from cache)"
 
     run = partial(score, args.root, package=args.package, paths=args.paths, tests=args.tests, skip=args.skip,
                   pytest_args=args.pytest_args, workers=args.workers, cluster=args.cluster,
                   timeout_factor=args.timeout_factor, opt=args.opt, import_time=args.import_time, cache=args.cache,
                   no_cache=args.no_cache, since=args.since, shard=args.shard, fail_under=args.fail_under)
-    if live_wanted:
-        with Live("loading", console=console, refresh_per_second=2, transient=True) as live:
-            result = run(progress=lambda p: live.update(line(p)))
-    else:
-        # no terminal (a CI log, a pipe): plain lines, one per phase change and then every few seconds,
-        # to stderr when stdout carries the JSON report
-        stream = sys.stderr if args.json else sys.stdout
-        throttle = Throttle()
+    # no terminal (a CI log, a pipe), or --json: plain lines, one per phase change and then every few seconds, to
+    # stderr when stdout carries the JSON report
+    meter = Meter(console, "loading", unit="mutants judged", live=console.is_terminal and not args.json,
+                  out=sys.stderr if args.json else sys.stdout)
 
-        def plain(p: ScoreProgress) -> None:
-            if throttle.due(p.phase):
-                print(f"{line(p)}, {throttle.elapsed:.0f} s", file=stream, flush=True)
+    def show(p: ScoreProgress) -> None:
+        if p.phase.startswith("Dask"):
+            # a note for people following the run: on stderr, stdout carries only the report (--json)
+            print(p.phase, file=sys.stderr, flush=True)
+        meter.update(description=p.phase, completed=p.judged, total=p.total,
+                     note=f"{p.cached} from cache" if p.cached else "")
+        meter.plain(lambda: f"{line(p)}, {meter.elapsed:.0f} s", p.phase)
 
-        result = run(progress=plain)
+    with meter:
+        result = run(progress=show)
     args.fail_under = result.fail_under  # the command line's, else [tool.mu2py.score]'s
     return _present(result.report, args, result.root, console)
 

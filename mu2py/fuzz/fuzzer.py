@@ -150,6 +150,27 @@ class Fuzzer:
         """Seconds the campaign has spent of its budget (earlier runs of a resumed one included)."""
         return self.budget.elapsed()
 
+    def pending_judging(self) -> tuple[int, int, bool]:
+        """What the final judging still has to run, as known now: (saved inputs whose selected mutants did not all
+        run, mutants alive that those inputs infect, whether that count is exact).
+
+        Under --time a saved input that added coverage runs only its probe during the loop: the kills it makes
+        are confirmed at the end.  An input saved before its probe could run (the first half of --split) infects
+        mutants nobody counted yet: then the count is a lower bound."""
+        if self.analysis is None:
+            return 0, 0, True
+        pending = [e.name for e in self.corpus.entries if not e.judged]
+        kills = self.analysis.kills
+        infected: set[int] = set()
+        exact = True
+        for name in pending:
+            known = self.mutant_runs.infected_of.get(name)
+            if known is None:
+                exact = False
+            else:
+                infected |= known
+        return len(pending), sum(1 for i in infected if i not in kills), exact
+
     def _reserve(self) -> float:
         """Seconds a timed campaign's end keeps for itself: the final judging of the saved inputs not yet judged
         (estimated from measured times), the final checkpoint, and FINAL_MARGIN; at most MAX_RESERVE of what was

@@ -26,6 +26,7 @@ from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
 from mu2py.score.pools import host_entry
 from mu2py.score.spec import SuiteSpec, build_program
+from mu2py.steps import Step
 from mu2py.target.project import load_config, modules_to_mutate
 
 FUZZ_LEAST_SHARE = 0.25  # under --time, fuzzing gets at least this share of a test's budget
@@ -52,17 +53,23 @@ class PropsConfig:
             raise UserError("give a budget per test: --trials N or --time DURATION")
 
 
-def _run(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], units: list[dict[str, Any]]
-         ) -> list[dict[str, Any]]:
+def _run(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], units: list[dict[str, Any]],
+         done: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
+    """Run `units` on the pool; their results in order (`done` hears how many have finished, after each)."""
     results: list[dict[str, Any]] = [{} for _ in units]
-    for index, result in pool.map_unordered(fn, units):
+    for finished, (index, result) in enumerate(pool.map_unordered(fn, units), 1):
         results[index] = {"lost": result.reason} if isinstance(result, Lost) else result
+        if done is not None:
+            done(finished)
     return results
 
 
 def props(spec: SuiteSpec, config: PropsConfig, only: list[str] | None = None,
           on_progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Score and strengthen the `@given` tests of `spec` (see the module docstring); the JSON report."""
+    """Score and strengthen the `@given` tests of `spec` (see the module docstring); the JSON report.
+
+    `on_progress` hears each phase as a `mu2py.steps.Step` (its text the phase's name), and while fuzzing each test
+    fuzzed (the tests done of all)."""
     start = time.perf_counter()
     os.environ.setdefault("PYTHONHASHSEED", "0")  # test ids and set orders the same in every worker
     say = on_progress or (lambda text: None)
@@ -89,7 +96,7 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
     swappable = {i for i in range(len(program.mutants)) if i not in program.static}
     pool = Processes(max(1, config.workers), initializer=host_entry, initargs=(seeded, None), hosting=True, retries=0)
     try:
-        say("baseline")
+        say(Step("baseline", "baseline"))
         try:
             [base, listed] = _run(pool, run_unit, [{"kind": "baseline"}, {"kind": "props_list"}])
         except WorkerError as exc:
@@ -113,20 +120,22 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
                             + (f" ({len(skipped)} skipped: {next(iter(skipped.values()))})" if skipped else ""))
         failing = [n for n in fuzzable if tests[n][1]["outcome"] != "passed"]
         passing = [n for n in fuzzable if n not in failing]
-        say("default runs")
+        say(Step("default runs", "default runs"))
         defaults = _defaults(pool, run_unit, [
             {"kind": "props_default", "nodeid": n, "position": tests[n][0],
              "timeout": round(config.timeout_factor * tests[n][1]["seconds"] + config.min_timeout, 3),
              "mutants": sorted(set(tests[n][1]["infected"]) & swappable) if config.default_runs else []}
             for n in passing], config.workers)
         bugs = _run(pool, run_unit, [{"kind": "props_bug", "nodeid": n, "position": tests[n][0]} for n in failing])
-        say("fuzzing")
+        say(Step("fuzzing", "fuzzing", 0, len(passing), "tests fuzzed"))
         campaigns = _run(pool, run_unit, [
             {"kind": "props_fuzz", "nodeid": n, "position": tests[n][0], "trials": config.trials,
              "seconds": fuzz_seconds(config.seconds, d["seconds"]), "budget": config.seconds, "seed": config.seed,
              "guidance": config.guidance, "save": config.save, "per_input": config.per_input,
              "candidates": sorted(swappable), "killed_before": sorted(d.get("killed", {})),
-             "timeout": config.min_timeout} for n, d in zip(passing, defaults, strict=True)])
+             "timeout": config.min_timeout} for n, d in zip(passing, defaults, strict=True)],
+            lambda n: say(Step(f"fuzzing: {n}/{len(passing)} tests fuzzed", "fuzzing", n, len(passing),
+                               "tests fuzzed")))
     finally:
         pool.close()
     entries = [_entry(program, n, tests[n][1], d, c, swappable)

@@ -1,6 +1,6 @@
 """The kill workflow: score a suite, fuzz its survivors' functions, write and verify tests, score again.
 
-Steps, in order (each reported as one plain line through `progress`):
+Steps, in order (each reported through `progress` as one plain line, a `mu2py.steps.Step` naming its phase):
 
 1. score the suite (`mu2py.score`, its verdict cache reused) and group the undetected mutants
    by the function that can reach them (`survivors`);
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mu2py.errors import UserError
+from mu2py.steps import Step
 from mu2py.survivors import DEFAULT_TIME
 from mu2py.survivors.aim import ASSERTABLE, Campaign
 from mu2py.survivors.equivalents import Likely
@@ -190,7 +191,7 @@ def _verified(say: Callable[[str], None], sessions: Any, cases: dict[str, list[K
                 info = program.module_of(m["id"])
                 source = MutantSource(m["id"], m["module"], info.file, info.is_package, program.mutant_source(m["id"]))
                 claims.setdefault(source, []).append(f"{files[module]}::{name}")
-    say(f"verifying: {len(claims)} mutants, each with the tests claiming it, in fresh interpreters")
+    say(Step(f"verifying: {len(claims)} mutants, each with the tests claiming it, in fresh interpreters", "verifying"))
     killed = killing(sessions, claims, workers)
     for module, kcs in cases.items():
         kept = []
@@ -281,7 +282,8 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
         phases[name] = round(now - clock, 2)
         clock = now
 
-    say(f"scoring the suite ({', '.join(pytest_args) or 'pytest defaults'}) on {', '.join(modules)}")
+    say(Step(f"scoring the suite ({', '.join(pytest_args) or 'pytest defaults'}) on {', '.join(modules)}",
+             "scoring the suite"))
     before = _score_report(spec, options.workers, None if options.no_cache else root / ".mu2py-cache" / "score.json")
     by_id = {m["id"]: m for m in before["mutants"]}
     grouped = group_survivors(before)
@@ -292,15 +294,18 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
         raise UserError("no surviving mutant to aim at: the suite detects every mutant in a function"
                         + (f" ({len(grouped.left_out)} module-level survivors cannot be aimed at)"
                            if grouped.left_out else ""))
-    say(f"survivors: {grouped.aimed} in {len(grouped.groups)} functions"
-        + (f" ({len(grouped.left_out)} at module level, in nested classes or in unnamed lambdas, not aimed at)"
-           if grouped.left_out else ""))
+    say(Step(f"survivors: {grouped.aimed} in {len(grouped.groups)} functions"
+             + (f" ({len(grouped.left_out)} at module level, in nested classes or in unnamed lambdas, not aimed at)"
+                if grouped.left_out else ""), "recording seeds"))
     seeds = record_seeds(str(root), pytest_args, [(g.module, g.function) for g in grouped.groups], sys_path)
     phase("seeds")
     alive: dict[str, set[str]] = {}
     for g in grouped.groups:
         alive.setdefault(g.module, set()).update(m["id"] for m in g.mutants)
     per_trials, per_seconds = split_budget(options.trials, seconds, len(grouped.groups), 1)
+    budget = f"{options.trials} trials" if options.trials is not None else f"{seconds:g}s"
+    say(Step(f"fuzzing {len(grouped.groups)} functions ({budget} in all)", "fuzzing", 0, len(grouped.groups),
+             "functions"))
     campaigns: list[Campaign] = []
     notes: list[str] = []
     for n, (group, trials) in enumerate(zip(grouped.groups, per_trials, strict=True), 1):
@@ -310,7 +315,8 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
         status = campaign.error or (f"{campaign.trials} trials, killed {len(campaign.kills)} "
                                     f"({sum(1 for m in group.mutants if m['id'] in campaign.kills)}"
                                     f"/{len(group.mutants)} of its own survivors)")
-        say(f"[{n}/{len(grouped.groups)}] {group.qualname}: {status}")
+        say(Step(f"[{n}/{len(grouped.groups)}] {group.qualname}: {status}", "fuzzing", n, len(grouped.groups),
+                 "functions"))
         if campaign.error:
             notes.append(f"{group.qualname}: not fuzzed, {campaign.error}")
     phase("fuzz")
@@ -328,7 +334,7 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
     killed_by_tests = {m["id"] for r in final.values() for kc in r.tests.values() for m in kc.mutants}
     after = before
     if final:
-        say("scoring the suite with the written tests")
+        say(Step("scoring the suite with the written tests", "scoring again"))
         after_spec = replace(spec, pytest_args=(*spec.pytest_args, str(tests_out)))
         after = _score_report(after_spec, options.workers, None if options.no_cache else out / "score-cache.json")
     phase("score after")

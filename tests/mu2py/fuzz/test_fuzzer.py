@@ -274,3 +274,29 @@ def test_a_judging_the_budget_cannot_hold_is_left_to_mutate_and_said(json_target
     finally:
         fuzzer.analysis.close()
         fuzzer._lock.release()
+
+
+def test_while_it_runs_a_timed_campaign_names_its_kills_confirmed_and_what_awaits_the_final_judging(json_target,
+                                                                                                    tmp_path):
+    """Under --time an input that adds coverage runs only its probe: its mutants are judged at the end. The live
+    counter says so (`pending final judging`) instead of a kill count that jumps at the end."""
+    from mu2py.cli.fuzz import _kills_note, _progress_line
+
+    fuzzer = Fuzzer(json_target, FuzzConfig(seconds=3600, seed=2, out=tmp_path / "o"))
+    try:
+        for _ in range(150):
+            fuzzer.trial()
+        inputs, mutants, exact = fuzzer.pending_judging()
+        assert inputs == sum(not e.judged for e in fuzzer.corpus.entries) > 0 and mutants > 0 and exact
+        confirmed = len(fuzzer.analysis.kills)
+        note = _kills_note(fuzzer)
+        assert note.startswith(f"kills confirmed {confirmed}/{len(fuzzer.program.mutants)} mutants; {mutants} "
+                               f"mutants pending final judging (infected by {inputs} saved inputs")
+        assert "budget 1h, " in _progress_line(fuzzer) and note in _progress_line(fuzzer)
+        fuzzer.finish_judging()
+        assert fuzzer.pending_judging() == (0, 0, True)
+        assert _kills_note(fuzzer) == f"kills confirmed {len(fuzzer.analysis.kills)}/{len(fuzzer.program.mutants)} " \
+                                      "mutants"
+    finally:
+        fuzzer.analysis.close()
+        fuzzer._lock.release()
