@@ -22,7 +22,7 @@ DATA = next(
 )
 
 
-def _parse_json(source: str) -> Any:  # noqa: ANN401
+def _parse_json(source: str) -> Any:
     from targets.chocopy.parser import ChocoPySyntaxError, parse
 
     try:
@@ -31,7 +31,7 @@ def _parse_json(source: str) -> Any:  # noqa: ANN401
         return exc.to_json()
 
 
-def _ref_parse_json(source: str) -> Any:  # noqa: ANN401
+def _ref_parse_json(source: str) -> Any:
     from targets.chocopy.parser import ChocoPySyntaxError, parse
 
     try:
@@ -40,7 +40,7 @@ def _ref_parse_json(source: str) -> Any:  # noqa: ANN401
         return exc.to_json()
 
 
-def _typed_json(source: str) -> Any:  # noqa: ANN401
+def _typed_json(source: str) -> Any:
     from targets.chocopy.driver import typecheck
     from targets.chocopy.parser import ChocoPySyntaxError
 
@@ -50,7 +50,7 @@ def _typed_json(source: str) -> Any:  # noqa: ANN401
         return exc.to_json()
 
 
-def _is_syntax_error(out: Any) -> bool:  # noqa: ANN401
+def _is_syntax_error(out: Any) -> bool:
     errs = out.get("errors", {}).get("errors", [])
     return any(e.get("syntax") for e in errs)
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from score_vs_mutmut import PACKAGES, ensure_sdist, ensure_venv, fresh_copy, mu2py_command, mu2py_env  # noqa: E402
+from score_vs_mutmut import PACKAGES, ensure_sdist, ensure_venv, fresh_copy, mu2py_command, mu2py_env
 
-from mu2py.engine.cluster import DaskExecutor  # noqa: E402
-from mu2py.engine.workers import InProcess, Processes  # noqa: E402
+from mu2py.engine.cluster import DaskExecutor
+from mu2py.engine.workers import InProcess, Processes
 
 
 def unit_cost(pool: Any, units: int, **kwargs: Any) -> float:

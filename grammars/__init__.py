@@ -57,7 +57,7 @@ class _RuleRelay:
             raise AttributeError(name)
         hooks = self._hooks
 
-        def forward(children: list[Any]) -> Any:  # noqa: ANN401
+        def forward(children: list[Any]) -> Any:
             fn = getattr(hooks.transformer, name, None)
             if fn is not None:
                 return fn(children)
@@ -83,7 +83,7 @@ class _PostLexRelay(PostLex):
 
 
 def _lexer_relay(hooks: _Hooks, terminal: str) -> Callable[[Token], Any]:
-    def forward(tok: Token) -> Any:  # noqa: ANN401
+    def forward(tok: Token) -> Any:
         fn = hooks.callbacks.get(terminal)
         return fn(tok) if fn is not None else tok
 
@@ -102,10 +102,10 @@ class SharedParser:
         self,
         text: str,
         *,
-        transformer: Any = None,  # noqa: ANN401
+        transformer: Any = None,
         postlex: PostLex | None = None,
         lexer_callbacks: Mapping[str, Callable[[Token], Any]] | None = None,
-    ) -> Any:  # noqa: ANN401
+    ) -> Any:
         """Parse `text` as `Lark(..., transformer=, postlex=, lexer_callbacks=).parse(text)` would.
 
         `transformer` methods take the children list (plain `Transformer` methods, no
@@ -133,7 +133,7 @@ def shared_lalr(
     *,
     always_accept: tuple[str, ...] | None = None,
     callback_terminals: tuple[str, ...] = (),
-    **options: Any,  # noqa: ANN401
+    **options: Any,
 ) -> SharedParser:
     """The shared LALR parser of `grammar` (a bundled name or a path) with lark `options`, built once.
 

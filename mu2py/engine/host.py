@@ -293,7 +293,7 @@ class HostRunner:
             self._send_run((self._batch, value, indices, timeout, differential, deadline))
         except (OSError, BrokenPipeError):
             return self._lost(indices, "crash", "the host was gone")
-        except Exception as exc:  # noqa: BLE001 - an input the pipe cannot carry
+        except Exception as exc:  # an input the pipe cannot carry
             raise UserError(f"an input cannot be sent to the mutant host: {type(exc).__name__}: {exc}") from exc
         conn, sentinel = self._conn, self._process.sentinel
         sent = time.monotonic()

@@ -232,7 +232,7 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
         error: BaseException | None = None
     except Timeout as exc:
         status, output, error = Status.TIMEOUT, None, exc
-    except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are outcomes too
+    except BaseException as exc:  # SystemExit and friends are outcomes too
         if isinstance(exc, KeyboardInterrupt) and not interrupt_is_outcome and not _fired:
             raise
         status, output, error = Status.EXCEPTION, None, exc

@@ -133,7 +133,7 @@ def load_report(path: Path) -> dict[str, Any]:
     """A JSON report written by `score --report`; UserError when unreadable."""
     try:
         report = json.loads(path.read_text(encoding="utf-8"))
-        report["mutants"], report["summary"]  # noqa: B018 - the shape check
+        report["mutants"], report["summary"]  # the shape check
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise UserError(f"{path}: not a score report ({exc})") from exc
     return report

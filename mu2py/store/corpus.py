@@ -130,7 +130,7 @@ class Corpus:
                                 "after it was saved; restore it, or delete it to resume without it")
             try:
                 choices = self.source.from_bytes(raw)
-            except Exception as exc:  # any decoding failure means the same thing: not a file we wrote
+            except Exception as exc:  # noqa: BLE001 - any decoding failure means the same thing: not a file we wrote
                 raise UserError(f"{path} is not a saved input ({type(exc).__name__}: {exc}); "
                                 "restore it, or delete it to resume without it") from None
             fields = {k: v for k, v in meta.items() if k in Entry.__dataclass_fields__ and k != "choices"}

@@ -91,7 +91,7 @@ def import_module(name: str) -> Any:
         raise TargetImportError(
             f"syntax error in {exc.filename}:{exc.lineno}: {exc.msg}"
         ) from exc
-    except BaseException as exc:  # noqa: BLE001 - a target may raise anything on import
+    except BaseException as exc:  # a target may raise anything on import
         if isinstance(exc, KeyboardInterrupt):
             raise
         raise TargetImportError(

@@ -108,7 +108,7 @@ def run_original(target: Target, value: Any) -> tuple[RunResult, BaseException |
     def call(arguments: Any) -> Any:
         try:
             return fn(arguments)
-        except BaseException as exc:  # noqa: BLE001 - recorded, then re-raised for run() to classify
+        except BaseException as exc:  # recorded, then re-raised for run() to classify
             raised.append(exc)
             raise
 

@@ -48,7 +48,7 @@ def _json_key(name: str) -> str:
     return key
 
 
-def _to_json(value: Any) -> Any:  # noqa: ANN401
+def _to_json(value: Any) -> Any:
     if isinstance(value, Node):
         return value.to_json()
     if isinstance(value, list):

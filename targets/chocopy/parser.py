@@ -47,7 +47,7 @@ class ChocoPyIndenter(Indenter):
 
     text_len = -1
 
-    def handle_NL(self, token: Token) -> Any:  # noqa: ANN401, N802
+    def handle_NL(self, token: Token) -> Any:
         """Indent/dedent as lark's Indenter, placing end-of-file DEDENTs as the reference does.
 
         The reference lexer puts the k-th DEDENT at end of file at column k of the line
@@ -104,7 +104,7 @@ def _dedent_pos(tok: Token) -> tuple[int, int]:
     return (tok.end_line, tok.end_column - 1)
 
 
-def _extent(item: Any) -> n.Location:  # noqa: ANN401
+def _extent(item: Any) -> n.Location:
     """Source extent of a child: a token, or a node including any parentheses around it."""
     if isinstance(item, Token):
         return _tok_loc(item)
@@ -112,7 +112,7 @@ def _extent(item: Any) -> n.Location:  # noqa: ANN401
     return paren if paren is not None else item.location
 
 
-def _span(first: Any, last: Any) -> n.Location:  # noqa: ANN401
+def _span(first: Any, last: Any) -> n.Location:
     a = _extent(first)
     b = _extent(last)
     return [a[0], a[1], b[2], b[3]]
@@ -143,7 +143,7 @@ def _real(items: list[Any]) -> list[Any]:
     return [c for c in items if not isinstance(c, _Pass)]
 
 
-def _sym_end(node: Any) -> tuple[int, int]:  # noqa: ANN401
+def _sym_end(node: Any) -> tuple[int, int]:
     return node.sym_end
 
 
@@ -433,7 +433,7 @@ def parse(source: str, python_locations: bool = False) -> n.Program:
     return program
 
 
-def _py_end(node: Any) -> list[int]:  # noqa: ANN401
+def _py_end(node: Any) -> list[int]:
     """End position of `node` under the python-style convention (recomputing children)."""
     if isinstance(node, n.IfStmt):
         body = node.else_body or node.then_body
@@ -457,7 +457,7 @@ def _py_end(node: Any) -> list[int]:  # noqa: ANN401
     return end
 
 
-def _children_stmts(node: Any) -> list[Any]:  # noqa: ANN401
+def _children_stmts(node: Any) -> list[Any]:
     if isinstance(node, n.IfStmt):
         return node.then_body + node.else_body
     if isinstance(node, n.WhileStmt | n.ForStmt):

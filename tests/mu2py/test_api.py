@@ -104,7 +104,7 @@ def test_bad_input_is_a_user_error_not_an_exit():
 
 
 def test_jobs_are_attributes_of_the_package():
-    import mu2py.score.config  # noqa: F401  # binds mu2py.score to the subpackage: it is the job all the same
+    import mu2py.score.config  # binds mu2py.score to the subpackage: it is the job all the same
 
     assert callable(mu2py.score) and callable(mu2py.fuzz) and mu2py.kill is mu2py.api.kill
 

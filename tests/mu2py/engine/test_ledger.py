@@ -40,7 +40,7 @@ HAZARDS = {
     "threading trace and profile hooks": lambda: threading.settrace(_noop),
     "exception and display hooks": lambda: (setattr(sys, "excepthook", _noop),
                                             setattr(threading, "excepthook", _noop)),
-    "sys.stdin, sys.stdout, sys.stderr": lambda: setattr(sys, "stdout", open(os.devnull, "w")),  # noqa: SIM115
+    "sys.stdin, sys.stdout, sys.stderr": lambda: setattr(sys, "stdout", open(os.devnull, "w")),
     "descriptors 0-2": lambda: os.dup2(os.pipe()[0], 0),
     "resource limits": lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (
         resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 1, resource.getrlimit(resource.RLIMIT_NOFILE)[1])),

@@ -49,7 +49,7 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     logs = []
 
     def start(*args: str, log: str) -> None:
-        out = open(folder / log, "w")  # noqa: SIM115 - closed by the finalizer
+        out = open(folder / log, "w")  # closed by the finalizer
         logs.append(out)
         # a process group of its own: the finalizer ends the whole group, children included
         started.append(subprocess.Popen([DASK, *args], cwd=folder, stdout=out, stderr=subprocess.STDOUT,
