@@ -59,7 +59,30 @@ def render() -> str:
             if action.choices:
                 text += "; one of " + ", ".join(f"`{c}`" for c in action.choices)
             lines.append(f"| `{key}` | {_kind(kind)} | `{action.option_strings[0]}` | {_cell(text)} |")
+    lines += _cli_tables()
     return "\n".join([BEGIN, "", *lines, "", END])
+
+
+def _cli_tables() -> list[str]:
+    """A table per command whose options its command line checks (`mu2py/cli/tables.py`): every option."""
+    from mu2py.cli.main import build_parser
+    from mu2py.cli.tables import command_parser, options
+    from mu2py.target.project import CLI_TABLES
+
+    parser = build_parser()
+    lines: list[str] = []
+    for command in CLI_TABLES:
+        lines += ["", f"### `[tool.mu2py.{command}]`", "",
+                  f"Any option of `mu2py {command}`, its dashes as underscores, in the option's own form (a flag is "
+                  "`true` or `false`, a repeated option a list); the command line wins.", "",
+                  "| key | option | what it does |", "| --- | --- | --- |"]
+        for key, action in options(command_parser(parser, command)).items():
+            text = action.help or ""
+            if action.choices:
+                text += "; one of " + ", ".join(f"`{c}`" for c in action.choices)
+            flag = max(action.option_strings, key=len)
+            lines.append(f"| `{key}` | `{flag}` | {_cell(text)} |")
+    return lines
 
 
 def page_with(text: str, generated: str) -> str:

@@ -167,11 +167,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     # modules named on the command line are looked up from the current directory, as python -m does
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(words)
     # where a command's --time budget starts: the process's start when this is the program (the interpreter's
     # start-up is in the budget too), now when a caller runs a command in its own process
     args.started = process_started() if argv is None else budget_clock()
     try:
+        from mu2py.cli.tables import with_tables
+
+        args = with_tables(parser, words, args)  # [tool.mu2py.COMMAND]'s options, the command line winning
         with running():  # the pytest sessions the command starts ignore --mu2py (see `running`)
             return _run(args)
     except UserError as exc:

@@ -32,6 +32,10 @@ COMMANDS: dict[str, dict[str, type | tuple[type, ...]]] = {
 }
 
 
+# the other commands' tables (`[tool.mu2py.kill]`): every option of the command, checked against its command line
+# parser by the command line itself (`mu2py.cli.tables`), which knows each option's type
+CLI_TABLES = ("mutants", "mutate", "fuzz", "repro", "kill", "corpus", "props")
+
 # how a type is named in an error
 _KINDS: dict[Any, str] = {int: "an integer", (int, float): "a number", str: "a string", list: "a list of strings"}
 
@@ -40,7 +44,8 @@ def load_config(root: Path) -> dict[str, Any]:
     """The `[tool.mu2py]` table of `root/pyproject.toml` (empty when absent), every key and type checked.
 
     Invariant: what it returns holds only keys of `SHARED`, of the right types, and per command of `COMMANDS` a
-    table of that command's keys; anything else is a `UserError` naming the key and the nearest valid one.
+    table of that command's keys; anything else is a `UserError` naming the key and the nearest valid one.  The
+    tables of `CLI_TABLES` are returned as written: the command line checks them (`mu2py.cli.tables`).
     """
     path = root / "pyproject.toml"
     if not path.is_file():
@@ -50,11 +55,12 @@ def load_config(root: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: {exc}") from exc
     for key, value in table.items():
-        if key in COMMANDS:
+        if key in COMMANDS or key in CLI_TABLES:
             if not isinstance(value, dict):
                 raise UserError(f"{path}: [tool.mu2py] {key} must be a table ([tool.mu2py.{key}])")
             for option, given in value.items():
-                _check(path, f"tool.mu2py.{key}", option, given, COMMANDS[key])
+                if key in COMMANDS:
+                    _check(path, f"tool.mu2py.{key}", option, given, COMMANDS[key])
             continue
         owner = next((command for command, options in COMMANDS.items() if key in options), None)
         if owner is not None:
