@@ -20,6 +20,7 @@ from lark.exceptions import LarkError
 from lark.indenter import Indenter
 
 from bonsai.ebnf import Alts, Repeat, Rule, TerminalSpec, number_nodes
+from bonsai.identifiers import identifier_like
 from bonsai.lark_model import ModelBuilder, read_lark_grammar
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "GrammarLoadError",
     "IndenterSpec",
     "default_is_ident",
+    "is_ident_by_default",
     "load_grammar",
 ]
 
@@ -38,9 +40,16 @@ class GrammarLoadError(ValueError):
 
 
 def default_is_ident(name: str) -> bool:
-    """Default identifier predicate: NAME, ID, IDENTIFIER, CNAME, IDSTRING, or containing NAME/IDENT."""
+    """Identifier by name: NAME, ID, IDENTIFIER, CNAME, IDSTRING, or containing NAME/IDENT."""
     bare = name.lstrip("_")
     return bare in _IDENT_NAMES or "NAME" in bare or "IDENT" in bare
+
+
+def is_ident_by_default(name: str | None, regex: str) -> bool:
+    """The default rule for the idents bound: a regex terminal named as an identifier (`default_is_ident`), or
+    one, named or anonymous, whose regex is identifier-like (`bonsai.identifiers.identifier_like`: unboundedly
+    many names of word characters starting with a letter or `_`, such as lark.lark's RULE and TOKEN)."""
+    return (name is not None and default_is_ident(name)) or identifier_like(regex)
 
 
 @dataclass(frozen=True)
@@ -207,7 +216,8 @@ def load_grammar(
     """Read a Lark grammar (a `.lark` path, grammar text containing a newline, or a `Lark` object).
 
     `is_ident` decides which terminals count for the idents bound: a predicate on terminal names,
-    a collection of names, or None for `default_is_ident`.  Raises GrammarLoadError (one line).
+    a collection of names (only those: `--idents`), or None for `is_ident_by_default` (by name or by
+    an identifier-like regex).  Raises GrammarLoadError (one line).
     """
     lark_obj: Lark | None = None
     source_path: str | None = None
@@ -238,14 +248,7 @@ def load_grammar(
             where = f" in {source_path}" if source_path else ""
             raise GrammarLoadError(f"grammar error{where}: {_one_line(exc)}") from None
         default_start = "start"
-    if callable(is_ident):
-        pred = is_ident
-    elif is_ident is None:
-        pred = default_is_ident
-    else:
-        names = frozenset(is_ident)
-        pred = names.__contains__
-    builder = ModelBuilder(lark_grammar, pred)
+    builder = ModelBuilder(lark_grammar, is_ident_by_default if is_ident is None else _by_name_only(is_ident))
     where = f" in {source_path}" if source_path else ""
     try:
         rules, _terms, keywords, keywords_ci, ignore_regexes, declared = builder.build()
@@ -291,6 +294,16 @@ def load_grammar(
         source_path=source_path,
         lark=lark_obj,
     )
+
+
+def _by_name_only(chosen: Callable[[str], bool] | Collection[str]) -> Callable[[str | None, str], bool]:
+    """The named terminals `chosen` names (a predicate or names): it replaces the default rule, regexes included."""
+    by_name = chosen if callable(chosen) else frozenset(chosen).__contains__
+
+    def is_ident(name: str | None, regex: str) -> bool:
+        return name is not None and by_name(name)
+
+    return is_ident
 
 
 def _pick_space(ignore_regexes: list[re.Pattern[str]]) -> str | None:
