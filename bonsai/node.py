@@ -24,7 +24,8 @@ from bonsai.grammar import load_grammar
 from bonsai.target import counting_warnings, function_target
 from mu2py.store.atomic import write_json
 
-__all__ = ["Node", "NodeResult", "NodeStats", "failure_records", "node_dir", "read_done", "run_node", "write_done"]
+__all__ = ["Node", "NodeResult", "NodeStats", "count_target_warnings", "failure_records", "node_dir", "read_done",
+           "run_node", "write_done"]
 
 Node = tuple[int, int, int]
 
@@ -108,8 +109,7 @@ def run_node(grammar_path: str, target_spec: str, node: Node, seeds: list[tuple[
     config = FuzzConfig(trials=None if trials is None else trials + len(seeds), seconds=seconds, seed=seed,
                         guidance=guidance, out=folder, initial=seeds, plot_every=5.0)
     fuzzer = Fuzzer(target, config, source=generator)
-    # every input runs once on the original with coverage, in this process: counting there counts each input once
-    fuzzer._run_original = counting_warnings(fuzzer._run_original, counts)
+    count_target_warnings(fuzzer, counts)
     with ExitStack() as stack:
         if guidance == "mutation":
             # the probed original re-runs inputs already counted above (mutants run in a host whose stderr is
@@ -128,6 +128,12 @@ def run_node(grammar_path: str, target_spec: str, node: Node, seeds: list[tuple[
     corpus = [tuple(e.choices) for e in entries]
     write_done(out, stats, corpus)
     return stats, corpus
+
+
+def count_target_warnings(fuzzer: Any, counts: Counter[str]) -> None:
+    """Make `fuzzer` (a mu2py Fuzzer, before it runs) count its target's warnings in `counts`, never show them."""
+    # every input runs once on the original with coverage, in this process: counting there counts each input once
+    fuzzer._run_original = counting_warnings(fuzzer._run_original, counts)
 
 
 def failure_records(out: Path) -> list[dict[str, Any]]:
