@@ -45,7 +45,7 @@ def identifier_like(regex: str) -> bool:
     if items is None:
         return False
     k = 0
-    while k < len(items) and items[k][1] == 0:  # optional prefix characters, whatever they are
+    while k < len(items) and items[k][1:] == (0, 1):  # optional prefix characters, whatever they are
         k += 1
     if k == len(items):
         return False

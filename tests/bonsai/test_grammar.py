@@ -144,7 +144,7 @@ def test_identifier_like_regexes(regex):
 
 @pytest.mark.parametrize("regex", [
     r"[0-9]+", r"[0-9a-f]+", r"\w+", r'"[^"]*"', r"[a-z][a-z-]*", r"if|else|while", r"[a-z]", r"[a-z]{1,8}",
-    r"(?:ab|cd)+xx", r"[+*]|[?](?![a-z])", r"_+", r'"[a-zA-Z_][a-zA-Z0-9_]*"', r".*", r"(",
+    r"(?:ab|cd)+xx", r"[+*]|[?](?![a-z])", r"_+", r"[0-9]*[a-z]\w*", r'"[a-zA-Z_][a-zA-Z0-9_]*"', r".*", r"(",
 ])
 def test_not_identifier_like_regexes(regex):
     assert not identifier_like(regex)
