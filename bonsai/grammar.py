@@ -8,14 +8,17 @@ Every problem with a grammar is a one-line GrammarLoadError.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lark import Lark
+from lark import logger as lark_logger
 from lark.exceptions import LarkError
 from lark.indenter import Indenter
 
@@ -99,6 +102,8 @@ class Grammar:
     source_path: str | None
     lark: Lark | None = None
     _parsers: dict[str, Lark] = field(default_factory=dict)
+    _conflicted: set[str] = field(default_factory=set)  # starts whose LALR parser has shift/reduce conflicts
+    _fallbacks: dict[str, Lark] = field(default_factory=dict)  # their Earley parsers, built on first need
     _space_cache: dict[tuple[str, str], bool] = field(default_factory=dict)
     _variants: dict[str, Grammar] = field(default_factory=dict)
 
@@ -174,12 +179,14 @@ class Grammar:
         self._parsers[start] = parser
         return parser
 
-    def _build_parser(self, start: str) -> Lark:
+    def _build_parser(self, start: str, earley_only: bool = False) -> Lark:
         common: dict[str, Any] = {"start": start}
         if self.source_path is not None:
             common["source_path"] = self.source_path
             common["import_paths"] = [os.path.dirname(os.path.abspath(self.source_path))]
-        attempts: list[dict[str, Any]] = [{"parser": "lalr"}, {"parser": "earley", "lexer": "basic"}]
+        attempts: list[dict[str, Any]] = [{"parser": "earley", "lexer": "basic"}]
+        if not earley_only:
+            attempts.insert(0, {"parser": "lalr"})
         if self.indenter is None:
             attempts.append({"parser": "earley"})
         last: Exception | None = None
@@ -188,18 +195,63 @@ class Grammar:
             if self.indenter is not None:
                 kw["postlex"] = self.indenter.make_postlex()
             try:
-                return Lark(self.source_text, **kw)
-            except LarkError as exc:  # e.g. LALR conflicts: fall back to Earley
+                with _shift_reduce_conflicts() as conflicts:
+                    parser = Lark(self.source_text, **kw)
+            except LarkError as exc:  # e.g. reduce/reduce conflicts: fall back to Earley
                 last = exc
+                continue
+            if conflicts:
+                # lark resolves them by shifting: the parser then rejects some sentences of the grammar (python.lark's
+                # `case C(x, k=v)`), which `parse` hands to Earley before calling them invalid
+                self._conflicted.add(start)
+            return parser
         raise GrammarLoadError(f"cannot build a parser for start rule {start!r}: {_one_line(last)}")
 
     def parse(self, text: str, start: str | None = None) -> Any:
-        """Parse `text` with the validating parser (raises lark's UnexpectedInput when invalid)."""
-        return self.parser(start).parse(text)
+        """Parse `text` with the validating parser (raises lark's UnexpectedInput when invalid).
+
+        When the LALR parser has shift/reduce conflicts, a text it rejects is parsed again with Earley,
+        which accepts every sentence of the grammar, before it counts as invalid.
+        """
+        start = start or self.start
+        try:
+            return self.parser(start).parse(text)
+        except LarkError as exc:
+            if start not in self._conflicted:
+                raise
+            fallback = self._fallbacks.get(start)
+            if fallback is None:
+                fallback = self._fallbacks[start] = self._build_parser(start, earley_only=True)
+            try:
+                return fallback.parse(text)
+            except LarkError:
+                raise exc from None  # LALR's message: where the text stops fitting the grammar
 
     def rule_names(self) -> list[str]:
         """Names of the grammar's rules (template instances excluded), in definition order."""
         return self._plain()
+
+
+@contextmanager
+def _shift_reduce_conflicts() -> Iterator[list[str]]:
+    """Within the block, the shift/reduce conflicts lark's LALR analysis resolves (it logs them at debug level)."""
+    found: list[str] = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "Shift/Reduce conflict" in record.getMessage():
+                found.append(record.getMessage())
+
+    saved = lark_logger.handlers[:], lark_logger.level, lark_logger.propagate
+    # heard here only: lark's own stderr handler, or an application's logging set-up, would print every debug line
+    lark_logger.handlers = [_Collect(logging.DEBUG)]
+    lark_logger.setLevel(logging.DEBUG)
+    lark_logger.propagate = False
+    try:
+        yield found
+    finally:
+        lark_logger.handlers, level, lark_logger.propagate = saved
+        lark_logger.setLevel(level)
 
 
 def _one_line(exc: BaseException | None) -> str:

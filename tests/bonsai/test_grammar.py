@@ -190,6 +190,25 @@ def test_identifier_like_terminals_are_bounded_by_default():
     assert [t.kind for t in inline.terminals.values() if t.regex == "[a-z]+"] == ["ident"]
 
 
+def test_lalr_conflicts_get_a_second_opinion_from_earley():
+    import lark
+    from lark.exceptions import LarkError
+
+    g = load_grammar(Path(lark.__file__).parent / "grammars" / "python.lark", start="file_input")
+    # python.lark's LALR table resolves shift/reduce conflicts on COMMA by shifting: it rejects these valid
+    # class patterns, which the grammar (and Python) accept
+    for text in ("match a:\n    case b(c, d=e):pass\n", "match a:\n    case b(c,):pass\n"):
+        with pytest.raises(LarkError):
+            g.parser().parse(text)
+        assert g.parse(text) is not None
+    with pytest.raises(LarkError, match="Unexpected token"):
+        g.parse("match a:\n    case b(c d):pass\n")  # Earley rejects it too: LALR's error is raised
+    json_grammar = load_grammar(GRAMMARS / "json.lark")
+    with pytest.raises(LarkError):
+        json_grammar.parse("[1,]")
+    assert not json_grammar._conflicted and not json_grammar._fallbacks  # conflict-free: LALR's word is final
+
+
 def test_needs_space_between_word_tokens_only():
     g = load_grammar(GRAMMARS / "expr.lark")
     assert g.needs_space("let", "a")
