@@ -8,18 +8,22 @@ Every problem with a grammar is a one-line GrammarLoadError.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from lark import Lark
+from lark import logger as lark_logger
 from lark.exceptions import LarkError
 from lark.indenter import Indenter
 
 from bonsai.ebnf import Alts, Repeat, Rule, TerminalSpec, number_nodes
+from bonsai.identifiers import identifier_like
 from bonsai.lark_model import ModelBuilder, read_lark_grammar
 
 __all__ = [
@@ -27,6 +31,7 @@ __all__ = [
     "GrammarLoadError",
     "IndenterSpec",
     "default_is_ident",
+    "is_ident_by_default",
     "load_grammar",
 ]
 
@@ -38,9 +43,16 @@ class GrammarLoadError(ValueError):
 
 
 def default_is_ident(name: str) -> bool:
-    """Default identifier predicate: NAME, ID, IDENTIFIER, CNAME, IDSTRING, or containing NAME/IDENT."""
+    """Identifier by name: NAME, ID, IDENTIFIER, CNAME, IDSTRING, or containing NAME/IDENT."""
     bare = name.lstrip("_")
     return bare in _IDENT_NAMES or "NAME" in bare or "IDENT" in bare
+
+
+def is_ident_by_default(name: str | None, regex: str) -> bool:
+    """The default rule for the idents bound: a regex terminal named as an identifier (`default_is_ident`), or
+    one, named or anonymous, whose regex is identifier-like (`bonsai.identifiers.identifier_like`: unboundedly
+    many names of word characters starting with a letter or `_`, such as lark.lark's RULE and TOKEN)."""
+    return (name is not None and default_is_ident(name)) or identifier_like(regex)
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,8 @@ class Grammar:
     source_path: str | None
     lark: Lark | None = None
     _parsers: dict[str, Lark] = field(default_factory=dict)
+    _conflicted: set[str] = field(default_factory=set)  # starts whose LALR parser has shift/reduce conflicts
+    _fallbacks: dict[str, Lark] = field(default_factory=dict)  # their Earley parsers, built on first need
     _space_cache: dict[tuple[str, str], bool] = field(default_factory=dict)
     _variants: dict[str, Grammar] = field(default_factory=dict)
 
@@ -165,12 +179,14 @@ class Grammar:
         self._parsers[start] = parser
         return parser
 
-    def _build_parser(self, start: str) -> Lark:
+    def _build_parser(self, start: str, earley_only: bool = False) -> Lark:
         common: dict[str, Any] = {"start": start}
         if self.source_path is not None:
             common["source_path"] = self.source_path
             common["import_paths"] = [os.path.dirname(os.path.abspath(self.source_path))]
-        attempts: list[dict[str, Any]] = [{"parser": "lalr"}, {"parser": "earley", "lexer": "basic"}]
+        attempts: list[dict[str, Any]] = [{"parser": "earley", "lexer": "basic"}]
+        if not earley_only:
+            attempts.insert(0, {"parser": "lalr"})
         if self.indenter is None:
             attempts.append({"parser": "earley"})
         last: Exception | None = None
@@ -179,18 +195,63 @@ class Grammar:
             if self.indenter is not None:
                 kw["postlex"] = self.indenter.make_postlex()
             try:
-                return Lark(self.source_text, **kw)
-            except LarkError as exc:  # e.g. LALR conflicts: fall back to Earley
+                with _shift_reduce_conflicts() as conflicts:
+                    parser = Lark(self.source_text, **kw)
+            except LarkError as exc:  # e.g. reduce/reduce conflicts: fall back to Earley
                 last = exc
+                continue
+            if conflicts:
+                # lark resolves them by shifting: the parser then rejects some sentences of the grammar (python.lark's
+                # `case C(x, k=v)`), which `parse` hands to Earley before calling them invalid
+                self._conflicted.add(start)
+            return parser
         raise GrammarLoadError(f"cannot build a parser for start rule {start!r}: {_one_line(last)}")
 
     def parse(self, text: str, start: str | None = None) -> Any:
-        """Parse `text` with the validating parser (raises lark's UnexpectedInput when invalid)."""
-        return self.parser(start).parse(text)
+        """Parse `text` with the validating parser (raises lark's UnexpectedInput when invalid).
+
+        When the LALR parser has shift/reduce conflicts, a text it rejects is parsed again with Earley,
+        which accepts every sentence of the grammar, before it counts as invalid.
+        """
+        start = start or self.start
+        try:
+            return self.parser(start).parse(text)
+        except LarkError as exc:
+            if start not in self._conflicted:
+                raise
+            fallback = self._fallbacks.get(start)
+            if fallback is None:
+                fallback = self._fallbacks[start] = self._build_parser(start, earley_only=True)
+            try:
+                return fallback.parse(text)
+            except LarkError:
+                raise exc from None  # LALR's message: where the text stops fitting the grammar
 
     def rule_names(self) -> list[str]:
         """Names of the grammar's rules (template instances excluded), in definition order."""
         return self._plain()
+
+
+@contextmanager
+def _shift_reduce_conflicts() -> Iterator[list[str]]:
+    """Within the block, the shift/reduce conflicts lark's LALR analysis resolves (it logs them at debug level)."""
+    found: list[str] = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "Shift/Reduce conflict" in record.getMessage():
+                found.append(record.getMessage())
+
+    saved = lark_logger.handlers[:], lark_logger.level, lark_logger.propagate
+    # heard here only: lark's own stderr handler, or an application's logging set-up, would print every debug line
+    lark_logger.handlers = [_Collect(logging.DEBUG)]
+    lark_logger.setLevel(logging.DEBUG)
+    lark_logger.propagate = False
+    try:
+        yield found
+    finally:
+        lark_logger.handlers, level, lark_logger.propagate = saved
+        lark_logger.setLevel(level)
 
 
 def _one_line(exc: BaseException | None) -> str:
@@ -207,7 +268,8 @@ def load_grammar(
     """Read a Lark grammar (a `.lark` path, grammar text containing a newline, or a `Lark` object).
 
     `is_ident` decides which terminals count for the idents bound: a predicate on terminal names,
-    a collection of names, or None for `default_is_ident`.  Raises GrammarLoadError (one line).
+    a collection of names (only those: `--idents`), or None for `is_ident_by_default` (by name or by
+    an identifier-like regex).  Raises GrammarLoadError (one line).
     """
     lark_obj: Lark | None = None
     source_path: str | None = None
@@ -238,14 +300,7 @@ def load_grammar(
             where = f" in {source_path}" if source_path else ""
             raise GrammarLoadError(f"grammar error{where}: {_one_line(exc)}") from None
         default_start = "start"
-    if callable(is_ident):
-        pred = is_ident
-    elif is_ident is None:
-        pred = default_is_ident
-    else:
-        names = frozenset(is_ident)
-        pred = names.__contains__
-    builder = ModelBuilder(lark_grammar, pred)
+    builder = ModelBuilder(lark_grammar, is_ident_by_default if is_ident is None else _by_name_only(is_ident))
     where = f" in {source_path}" if source_path else ""
     try:
         rules, _terms, keywords, keywords_ci, ignore_regexes, declared = builder.build()
@@ -291,6 +346,16 @@ def load_grammar(
         source_path=source_path,
         lark=lark_obj,
     )
+
+
+def _by_name_only(chosen: Callable[[str], bool] | Collection[str]) -> Callable[[str | None, str], bool]:
+    """The named terminals `chosen` names (a predicate or names): it replaces the default rule, regexes included."""
+    by_name = chosen if callable(chosen) else frozenset(chosen).__contains__
+
+    def is_ident(name: str | None, regex: str) -> bool:
+        return name is not None and by_name(name)
+
+    return is_ident
 
 
 def _pick_space(ignore_regexes: list[re.Pattern[str]]) -> str | None:

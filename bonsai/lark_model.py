@@ -43,9 +43,13 @@ _PATTERN_TRANSFORMER = PrepareLiterals() * TerminalTreeToPattern()
 
 
 class ModelBuilder:
-    """Walks lark's `rule_defs`/`term_defs` trees into the bonsai model, instantiating templates."""
+    """Walks lark's `rule_defs`/`term_defs` trees into the bonsai model, instantiating templates.
 
-    def __init__(self, lark_grammar: Any, is_ident: Callable[[str], bool]) -> None:
+    `is_ident(name, regex)` decides which regex terminals are identifiers (kind ``ident``); an anonymous
+    one (a regex written in a rule) is asked with name None.
+    """
+
+    def __init__(self, lark_grammar: Any, is_ident: Callable[[str | None, str], bool]) -> None:
         self.g = lark_grammar
         self.is_ident = is_ident
         self.templates: dict[str, tuple[tuple[str, ...], Tree]] = {}
@@ -234,8 +238,8 @@ class ModelBuilder:
         elif isinstance(pattern, PatternStr):
             spec = TerminalSpec(name, "fixed", pattern.to_regexp(), pattern.value)
         else:
-            kind = "ident" if self.is_ident(name) else "regex"
-            spec = TerminalSpec(name, kind, pattern.to_regexp())
+            regex = pattern.to_regexp()
+            spec = TerminalSpec(name, "ident" if self.is_ident(name, regex) else "regex", regex)
         spec.priority = self.priorities.get(name, 0)
         self.terminals[name] = spec
         return spec
@@ -250,7 +254,8 @@ class ModelBuilder:
             if isinstance(pattern, PatternStr):
                 spec = TerminalSpec(name, "fixed", pattern.to_regexp(), pattern.value)
             else:
-                spec = TerminalSpec(name, "regex", pattern.to_regexp())
+                regex = pattern.to_regexp()
+                spec = TerminalSpec(name, "ident" if self.is_ident(None, regex) else "regex", regex)
             self.anon_by_key[key] = spec
             self.anon_patterns.append((spec, pattern))
             self.terminals.setdefault(name, spec)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -66,12 +67,14 @@ def lattice(top: Bounds) -> nx.DiGraph:
 
 
 def _measured_modules(grammar_path: str, target_spec: str, generator: BoundedGenerator,
-                      targets: Sequence[str] | None, start: str | None, out: Path, pending: bool) -> list[str]:
+                      targets: Sequence[str] | None, start: str | None, out: Path, pending: bool,
+                      warning_counts: Counter[str]) -> list[str]:
     """The modules every node measures, resolved once per lattice (and kept in `out/run.json` for resumes).
 
     A resumed lattice must be the same experiment as its finished nodes: another grammar text, start
     rule, target, --targets or measured module set is refused (one-line UserError).  A lattice with
-    every node finished loads no target at all (the record names the modules).
+    every node finished loads no target at all (the record names the modules).  The warm-up call's
+    warnings go to `warning_counts`.
     """
     record = out / "run.json"
     identity = {"grammar_sha256": hashlib.sha256(Path(grammar_path).read_bytes()).hexdigest(), "start": start,
@@ -87,8 +90,9 @@ def _measured_modules(grammar_path: str, target_spec: str, generator: BoundedGen
         saved = json.loads((out / "lattice.json").read_text())  # finished before run.json was kept
     if not pending and saved is not None:
         return list(saved["modules"])
-    modules = [m.name for m in function_target(target_spec, generator, prefixes=tuple(targets) if targets else None)
-               .modules]
+    prefixes = tuple(targets) if targets else None
+    modules = [m.name for m in function_target(target_spec, generator, prefixes=prefixes,
+                                               warning_counts=warning_counts).modules]
     if saved is not None and list(saved["modules"]) != modules:
         raise UserError(f"{out} holds a lattice measured on modules {', '.join(saved['modules'])}, but this run "
                         f"measures {', '.join(modules)}: give the same --target/--targets or another --out")
@@ -109,7 +113,8 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
     many); each line `progress` hears is a `mu2py.steps.Step` counting the nodes done of all.  `cluster`: an
     executor with `map_unordered` (e.g. `mu2py.engine.cluster.DaskExecutor`) that runs the nodes of a
     generation; nodes then need nothing of this machine but the installed packages.  `warn`
-    hears when coverage cannot grow (target code slipcover cannot see) or stayed 0.
+    hears when coverage cannot grow (target code slipcover cannot see) or stayed 0.  The target's warnings
+    are never shown: the summary's `target_warnings` counts them by category (every node's and the warm-up's).
     Raises ValueError for bounds under 1, GrammarLoadError for a grammar that cannot be used,
     UserError for a target that cannot be loaded (each with a one-line message).
     """
@@ -118,8 +123,9 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
     generator = BoundedGenerator(grammar, top, start=start)
     graph = lattice(top)
     finished = {node: r for node in graph if (r := read_done(out, node)) is not None}
+    warm_up: Counter[str] = Counter()
     modules = _measured_modules(grammar_path, target_spec, generator, targets, start, out,
-                                len(finished) < len(graph))
+                                len(finished) < len(graph), warm_up)
     if warn and (note := invisible_code_warning(target_spec)):
         warn(note)
     if progress and finished:
@@ -169,12 +175,14 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
         texts.append(sample.value)
         write_atomic(final / f"input_{i:04d}.txt", sample.value)
     failures = failure_records(out)
+    target_warnings = sum((Counter(stats[n].warnings) for n in stats), warm_up)
     summary = {
         "grammar": grammar_path, "target": target_spec, "top": list(top_node), "modules": list(modules),
         "nodes": [asdict(stats[n]) for n in sorted(stats)],
         "final": {"inputs": len(texts), "mean_size": round(sum(map(len, texts)) / len(texts), 2) if texts else 0,
                   "coverage": stats[top_node].coverage},
         "failures": failures,
+        "target_warnings": dict(target_warnings.most_common()),
         "edges": [[list(a), list(b)] for a, b in sorted(graph.edges)],
     }
     if warn and summary["final"]["coverage"] == 0:

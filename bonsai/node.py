@@ -2,25 +2,30 @@
 
 A node that finished writes `nodes/<m_n_d>/done.json` (its stats and corpus); reading it back loads
 neither the grammar nor the target, which is what makes resuming a finished lattice cheap.  Inputs on
-which the target raised are under `nodes/<m_n_d>/failures/`.
+which the target raised are under `nodes/<m_n_d>/failures/`.  The target's warnings are counted per node
+(`NodeStats.warnings`), never shown.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import warnings
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from contextlib import ExitStack
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bonsai.bounds import Bounds
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import load_grammar
-from bonsai.target import function_target
+from bonsai.target import counting_warnings, function_target
 from mu2py.store.atomic import write_json
 
-__all__ = ["Node", "NodeResult", "NodeStats", "failure_records", "node_dir", "read_done", "run_node", "write_done"]
+__all__ = ["Node", "NodeResult", "NodeStats", "count_target_warnings", "failure_records", "node_dir", "read_done",
+           "run_node", "write_done"]
 
 Node = tuple[int, int, int]
 
@@ -28,7 +33,8 @@ Node = tuple[int, int, int]
 @dataclass
 class NodeStats:
     """What a node produced: corpus size, mean input size (characters), coverage (lines + branches), trials,
-    and failures (distinct exception type and location pairs on which the target raised)."""
+    failures (distinct exception type and location pairs on which the target raised), and the warnings the
+    target emitted (count by category name, over every execution)."""
 
     node: Node
     inputs: int
@@ -36,6 +42,7 @@ class NodeStats:
     coverage: int
     trials: int
     failures: int = 0  # records written before failures were counted have none
+    warnings: dict[str, int] = field(default_factory=dict)  # likewise for warnings
 
 
 NodeResult = tuple[NodeStats, list[tuple[int, ...]]]
@@ -86,7 +93,8 @@ def run_node(grammar_path: str, target_spec: str, node: Node, seeds: list[tuple[
     A node that finished in an earlier run (its `done.json` exists) is read back, loading nothing.
     Every seed is replayed first; `trials`/`seconds` then bound the node's own fuzzing, so the
     stats' `trials` count the replays too.  `modules`: the modules under test (see `function_target`).
-    Inputs on which the target raised are under `<out>/nodes/<m_n_d>/failures/`.
+    Inputs on which the target raised are under `<out>/nodes/<m_n_d>/failures/`.  The target's warnings are
+    counted in the stats' `warnings`, by category, and never shown.
     """
     finished = read_done(out, node)
     if finished is not None:
@@ -95,22 +103,37 @@ def run_node(grammar_path: str, target_spec: str, node: Node, seeds: list[tuple[
     from mu2py.fuzz.fuzzer import Fuzzer  # imported here: a resume that runs no node never pays for it
 
     generator = BoundedGenerator(_grammar(grammar_path, start), Bounds(*node), start=start)
+    counts: Counter[str] = Counter()
     target = function_target(target_spec, generator, modules=modules)
     folder = node_dir(out, node)
     config = FuzzConfig(trials=None if trials is None else trials + len(seeds), seconds=seconds, seed=seed,
                         guidance=guidance, out=folder, initial=seeds, plot_every=5.0)
     fuzzer = Fuzzer(target, config, source=generator)
-    for _ in seeds:
-        # replayed before `run` starts its clock: a node keeps all its predecessors' coverage whatever its budget
-        fuzzer.trial()
-    result = fuzzer.run()
+    count_target_warnings(fuzzer, counts)
+    with ExitStack() as stack:
+        if guidance == "mutation":
+            # the probed original re-runs inputs already counted above (mutants run in a host whose stderr is
+            # /dev/null): silenced, not counted twice
+            stack.enter_context(warnings.catch_warnings())
+            warnings.simplefilter("ignore")
+        for _ in seeds:
+            # replayed before `run` starts its clock: a node keeps all its predecessors' coverage whatever its budget
+            fuzzer.trial()
+        result = fuzzer.run()
     entries = sorted(result.corpus, key=lambda e: (e.size, e.name))
     stats = NodeStats(node=node, inputs=len(entries),
                       mean_size=round(sum(e.size for e in entries) / len(entries), 2) if entries else 0.0,
-                      coverage=result.coverage, trials=result.stats.trials, failures=result.stats.failures)
+                      coverage=result.coverage, trials=result.stats.trials, failures=result.stats.failures,
+                      warnings=dict(counts))
     corpus = [tuple(e.choices) for e in entries]
     write_done(out, stats, corpus)
     return stats, corpus
+
+
+def count_target_warnings(fuzzer: Any, counts: Counter[str]) -> None:
+    """Make `fuzzer` (a mu2py Fuzzer, before it runs) count its target's warnings in `counts`, never show them."""
+    # every input runs once on the original with coverage, in this process: counting there counts each input once
+    fuzzer._run_original = counting_warnings(fuzzer._run_original, counts)
 
 
 def failure_records(out: Path) -> list[dict[str, Any]]:

@@ -108,6 +108,7 @@ def _show(meter: Meter, line: str) -> None:
 def run_run(args: argparse.Namespace) -> int:
     """Run the lattice and print per-node statistics, the final corpus and any failures; returns the exit status."""
     from bonsai.lattice import run_lattice
+    from bonsai.target import format_warning_counts
     from mu2py.cli.argtypes import parse_duration
     from mu2py.engine.workers import WorkerError
     from mu2py.errors import UserError
@@ -147,6 +148,9 @@ def run_run(args: argparse.Namespace) -> int:
     final = summary["final"]
     print(f"final corpus: {final['inputs']} inputs, mean size {final['mean_size']} chars, "
           f"coverage {final['coverage']} lines+branches -> {out / 'final'}")
+    if summary["target_warnings"]:
+        # captured during each run (a flood of SyntaxWarnings from `compile` would bury the progress lines)
+        print(f"target warnings: {format_warning_counts(summary['target_warnings'])} (captured, not shown)")
     failures = summary["failures"]
     if not failures:
         return 0

@@ -72,7 +72,8 @@ def add_sample_command(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--idents",
         metavar="T1,T2",
-        help="terminals bounded by m (default: NAME, ID, IDENTIFIER, CNAME, IDSTRING, *NAME*, *IDENT*)",
+        help="only these terminals are bounded by m (default: those named like NAME, ID, IDENTIFIER, CNAME, "
+             "IDSTRING, *NAME*, *IDENT*, and every terminal whose regex is identifier-like, e.g. /[a-z_][a-z_0-9]*/)",
     )
     p.add_argument("--check", action="store_true", help="parse each input; fail if one fails")
     p.set_defaults(func=run_sample)

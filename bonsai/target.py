@@ -2,6 +2,9 @@
 
 Every node of a lattice must measure the same modules: they are named once (`modules`) or resolved
 after one warm-up call, so that modules the function imports lazily count alike in every process.
+
+The target's own warnings (`compile` on generated Python text warns about every odd escape) never reach
+the terminal: each execution runs inside `captured_warnings`, which counts them by category instead.
 """
 
 from __future__ import annotations
@@ -9,7 +12,10 @@ from __future__ import annotations
 import random
 import sys
 import types
-from collections.abc import Sequence
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from bonsai.generator import BoundedGenerator
@@ -18,21 +24,51 @@ from mu2py.errors import UserError
 from mu2py.target.driver import DRIVER_ATTR, Driver, import_module, split_spec
 from mu2py.target.modules import Target, TargetModule, read_module, resolve_modules
 
-__all__ = ["WARM_UP_TIMEOUT", "function_target", "invisible_code_warning"]
+__all__ = ["WARM_UP_TIMEOUT", "captured_warnings", "counting_warnings", "format_warning_counts", "function_target",
+           "invisible_code_warning"]
 
 WARM_UP_TIMEOUT = 10.0
 """Seconds the one warm-up call of a target (see `function_target`) may take."""
 
 
+@contextmanager
+def captured_warnings(counts: Counter[str]) -> Iterator[None]:
+    """Within the block every warning is recorded, not shown, and counted in `counts` by category name."""
+    with warnings.catch_warnings(record=True) as caught:
+        # "always": a warning repeated at one place is counted each time, not once per process as by default
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            for item in caught:
+                counts[item.category.__name__] += 1
+
+
+def counting_warnings(fn: Callable[..., Any], counts: Counter[str]) -> Callable[..., Any]:
+    """`fn`, each call of it inside `captured_warnings(counts)`."""
+
+    def quiet(*args: Any, **kwargs: Any) -> Any:
+        with captured_warnings(counts):
+            return fn(*args, **kwargs)
+
+    return quiet
+
+
+def format_warning_counts(counts: dict[str, int]) -> str:
+    """``"SyntaxWarning 94, DeprecationWarning 2"``: most frequent category first."""
+    return ", ".join(f"{name} {n}" for name, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
 def function_target(spec: str, source: Any, prefixes: tuple[str, ...] | None = None,
-                    modules: Sequence[str] | None = None) -> Target:
+                    modules: Sequence[str] | None = None, warning_counts: Counter[str] | None = None) -> Target:
     """A Target for a plain `module:function` taking the generated text (a driver's function works too).
 
     `modules` names the modules under test exactly (as `run_lattice` does for every node).  Without
     it they are the loaded modules matching `prefixes` (default: the driver's `targets`, else the
     function's own package), after one warm-up call of the function on a generated input (when
     `source` can generate one), so that modules the function imports lazily are loaded and counted
-    the same way in every process.  Raises UserError (one line) when nothing measurable is named.
+    the same way in every process.  The warm-up's warnings are counted in `warning_counts` (dropped
+    without it), never shown.  Raises UserError (one line) when nothing measurable is named.
     """
     module_name, fn_name = split_spec(spec)
     module = import_module(module_name)
@@ -49,7 +85,8 @@ def function_target(spec: str, source: Any, prefixes: tuple[str, ...] | None = N
     else:
         chosen = tuple(prefixes) if prefixes else _default_prefixes(drv)
         if isinstance(source, BoundedGenerator):
-            run(drv.fn, source.generate(random.Random(0)).text, WARM_UP_TIMEOUT)  # outcome irrelevant
+            with captured_warnings(Counter() if warning_counts is None else warning_counts):
+                run(drv.fn, source.generate(random.Random(0)).text, WARM_UP_TIMEOUT)  # outcome irrelevant
         try:
             resolved = resolve_modules(chosen, exclude=module_name)
         except UserError as exc:

@@ -10,6 +10,8 @@ from bonsai.bounds import Bounds
 from bonsai.ebnf import REPEAT
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import GrammarLoadError, default_is_ident, load_grammar
+from bonsai.identifiers import identifier_like
+from bonsai.tree import Token
 
 GRAMMARS = Path(__file__).resolve().parents[2] / "grammars"
 
@@ -130,6 +132,81 @@ def test_identifier_predicate():
         assert not default_is_ident(name)
     g = load_grammar(FEATURES, is_ident=["WORD"])
     assert g.terminals["WORD"].kind == "ident" and g.terminals["NAME"].kind == "regex"
+
+
+@pytest.mark.parametrize("regex", [
+    r"[a-z_][a-z_0-9]*", r"_?[a-z][_a-z0-9]*", r"_?[A-Z][_A-Z0-9]*", r"!?[_?]?[a-z][_a-z0-9]*", r"[^\W\d]\w*",
+    r"(?:(?:[A-Z]|[a-z])|_)(?:(?:(?:[A-Z]|[a-z])|[0-9]|_))*", r"(?i:[a-z]+)", r"(?!if\b)[a-z]+", r"[a-z]{2,}",
+])
+def test_identifier_like_regexes(regex):
+    assert identifier_like(regex)
+
+
+@pytest.mark.parametrize("regex", [
+    r"[0-9]+", r"[0-9a-f]+", r"\w+", r'"[^"]*"', r"[a-z][a-z-]*", r"if|else|while", r"[a-z]", r"[a-z]{1,8}",
+    r"(?:ab|cd)+xx", r"[+*]|[?](?![a-z])", r"_+", r"[0-9]*[a-z]\w*", r'"[a-zA-Z_][a-zA-Z0-9_]*"', r".*", r"(",
+])
+def test_not_identifier_like_regexes(regex):
+    assert not identifier_like(regex)
+
+
+def _tokens(tree):
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Token):
+            yield node
+        else:
+            stack.extend(node.children)
+
+
+def test_identifier_like_terminals_are_bounded_by_default():
+    import lark
+
+    path = Path(lark.__file__).parent / "grammars" / "lark.lark"
+    g = load_grammar(path)
+    # named neither NAME nor IDENT, but identifier-like: RULE /!?[_?]?[a-z][_a-z0-9]*/, TOKEN /_?[A-Z][_A-Z0-9]*/
+    assert {n for n, t in g.terminals.items() if t.kind == "ident"} == {"RULE", "TOKEN"}
+    assert g.terminals["NUMBER"].kind == g.terminals["STRING"].kind == g.terminals["OP"].kind == "regex"
+    parser = g.parser()
+    for bounds in (Bounds(2, 2, 2), Bounds(1, 3, 3)):
+        gen = BoundedGenerator(g, bounds)
+        rng = random.Random(3)
+        most = {"RULE": 0, "TOKEN": 0}
+        for _ in range(300):
+            sample = gen.generate(rng)
+            parser.parse(sample.text)
+            names: dict[str, set[str]] = {"RULE": set(), "TOKEN": set()}
+            for token in _tokens(sample.tree):
+                names.get(token.terminal, set()).add(token.text)
+            for terminal, seen in names.items():
+                most[terminal] = max(most[terminal], len(seen))
+        assert most == {"RULE": bounds.idents, "TOKEN": bounds.idents}
+    # --idents replaces the rule: only the terminals named are bounded
+    chosen = load_grammar(path, is_ident=["TOKEN"])
+    assert chosen.terminals["TOKEN"].kind == "ident" and chosen.terminals["RULE"].kind == "regex"
+    # an identifier-like regex written in a rule is bounded too
+    inline = load_grammar('start: /[a-z]+/ ("," /[a-z]+/)*\n')
+    assert [t.kind for t in inline.terminals.values() if t.regex == "[a-z]+"] == ["ident"]
+
+
+def test_lalr_conflicts_get_a_second_opinion_from_earley():
+    import lark
+    from lark.exceptions import LarkError
+
+    g = load_grammar(Path(lark.__file__).parent / "grammars" / "python.lark", start="file_input")
+    # python.lark's LALR table resolves shift/reduce conflicts on COMMA by shifting: it rejects these valid
+    # class patterns, which the grammar (and Python) accept
+    for text in ("match a:\n    case b(c, d=e):pass\n", "match a:\n    case b(c,):pass\n"):
+        with pytest.raises(LarkError):
+            g.parser().parse(text)
+        assert g.parse(text) is not None
+    with pytest.raises(LarkError, match="Unexpected token"):
+        g.parse("match a:\n    case b(c d):pass\n")  # Earley rejects it too: LALR's error is raised
+    json_grammar = load_grammar(GRAMMARS / "json.lark")
+    with pytest.raises(LarkError):
+        json_grammar.parse("[1,]")
+    assert not json_grammar._conflicted and not json_grammar._fallbacks  # conflict-free: LALR's word is final
 
 
 def test_needs_space_between_word_tokens_only():

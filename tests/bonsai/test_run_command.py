@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,40 @@ def test_cluster_nodes_bring_their_failures_back(tmp_path, monkeypatch):
     files = [sorted(p.relative_to(tmp_path / name) for p in (tmp_path / name / "nodes").glob("*/failures/*"))
              for name in ("local", "remote")]
     assert files[0] and files[0] == files[1]
+
+
+WARNING_LIB = '''import warnings
+
+
+def check(text):
+    warnings.warn("odd input", SyntaxWarning)
+    if "," in text:
+        warnings.warn("a comma", DeprecationWarning)
+    return len(text)
+'''
+
+
+def test_target_warnings_are_counted_not_shown(tmp_path, monkeypatch, capsys):
+    # every run warns: in this process (the warm-up, workers=1) and in worker processes, nothing reaches stderr
+    _module(tmp_path, "bonsai_warn_pkg.lib", WARNING_LIB)
+    _module(tmp_path, "bonsai_warn_pkg.wrap", "from bonsai_warn_pkg.lib import check\n\n\ndef parse(text):\n"
+                                              "    return check(text)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ["run", JSON, "--target", "bonsai_warn_pkg.wrap:parse", "--bounds", "1,2,2", "--node-trials", "6"]
+    with warnings.catch_warnings(record=True) as leaked:
+        warnings.simplefilter("always")
+        assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    assert not leaked
+    out, err = capsys.readouterr()
+    assert "Warning" not in err
+    summary = json.loads((tmp_path / "a" / "lattice.json").read_text())
+    counts = summary["target_warnings"]
+    per_node = sum(n["warnings"].get("SyntaxWarning", 0) for n in summary["nodes"])
+    # one per execution: each node runs its seeds and its trials (less duplicates), plus the one warm-up call
+    assert counts["SyntaxWarning"] == per_node + 1 and per_node >= len(summary["nodes"])
+    assert 0 < counts["DeprecationWarning"] < counts["SyntaxWarning"]
+    assert f"target warnings: SyntaxWarning {counts['SyntaxWarning']}, DeprecationWarning " in out
+    done = _bonsai(tmp_path, *argv, "--workers", "2", "--out", "b")
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr and "target warnings: SyntaxWarning " in done.stdout
+    assert json.loads((tmp_path / "b" / "lattice.json").read_text())["target_warnings"] == counts
