@@ -7,7 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import mu2py
+
+# kill end to end scores the suite twice: the stub lookup is the same code on every Python, so once, on 3.11
+pytestmark = pytest.mark.skipif(sys.version_info >= (3, 13), reason="kill end to end once, on 3.11: CI's time")
 
 PROJECT = Path(__file__).resolve().parents[2] / "data" / "stubs_project"
 WORKTREE = str(Path(mu2py.__file__).resolve().parents[1])
