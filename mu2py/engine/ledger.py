@@ -459,13 +459,13 @@ class _Exits(Entry):
     def snapshot(self) -> None:
         # the count only grows: `atexit.unregister` empties a slot but does not give it back
         _REGISTERED.clear()
-        self.expected = atexit._ncallbacks()  # type: ignore[attr-defined]
+        self.expected = atexit._ncallbacks()
 
     def differs(self, saved: None) -> bool:
-        return atexit._ncallbacks() != self.expected  # type: ignore[attr-defined]
+        return atexit._ncallbacks() != self.expected
 
     def restore(self, saved: None) -> None:
-        count = atexit._ncallbacks()  # type: ignore[attr-defined]
+        count = atexit._ncallbacks()
         added, self.expected = count - self.expected, count
         for func in _REGISTERED:
             atexit.unregister(func)
@@ -700,7 +700,7 @@ class _Signals(Entry):
                 return real(signalnum, handler)
 
             set_handler.__wrapped__ = real  # type: ignore[attr-defined]
-            signal.signal = set_handler  # type: ignore[assignment]
+            signal.signal = set_handler
         _SIGNAL_ENTRIES.append(self)
 
     def snapshot(self) -> tuple[Any, ...]:
@@ -820,7 +820,7 @@ def _probe() -> tuple[Any, ...]:
             sys.gettrace(), sys.getprofile(), threading._trace_hook, threading._profile_hook,  # type: ignore[attr-defined]
             sys.excepthook, sys.unraisablehook, sys.displayhook, sys.breakpointhook, threading.excepthook,
             sys.stdin, sys.stdout, sys.stderr, sys.getswitchinterval(), _int_max_str_digits(),
-            faulthandler.is_enabled(), atexit._ncallbacks(), _thread._count())  # type: ignore[attr-defined]
+            faulthandler.is_enabled(), atexit._ncallbacks(), _thread._count())
 
 
 def default_entries(*, threads: bool = True) -> list[Entry]:

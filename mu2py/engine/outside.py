@@ -174,10 +174,10 @@ class OutsideState:
         if environ.d != environ.saved:
             changed += 1
             for key in [k for k in environ.d if k not in environ.saved]:
-                del os.environ[os.environ.decodekey(key)]  # type: ignore[attr-defined]
+                del os.environ[os.environ.decodekey(key)]
             for key, value in environ.saved.items():
                 if environ.d.get(key, _MISSING) != value:
-                    os.environ[os.environ.decodekey(key)] = os.environ.decodevalue(value)  # type: ignore[attr-defined]
+                    os.environ[os.environ.decodekey(key)] = os.environ.decodevalue(value)
         for watched in self.watched[1:]:
             changed += watched.restore()
         self._seen = [t.value for t in self._tags]

@@ -108,7 +108,7 @@ class LeanData(ConjectureData):
         self.provider = provider(self)
 
     @property  # type: ignore[override]
-    def nodes(self) -> list[Choice]:  # type: ignore[override]
+    def nodes(self) -> list[Choice]:
         """The realized choice values so far (ConjectureData keeps ChoiceNode objects here)."""
         return self._nodes
 
@@ -118,7 +118,7 @@ class LeanData(ConjectureData):
         self._kinds = self._kinds[: len(self._nodes)]
 
     @property
-    def choices(self) -> tuple[Choice, ...]:  # type: ignore[override]
+    def choices(self) -> tuple[Choice, ...]:
         """The realized choice sequence."""
         return tuple(self._nodes)
 

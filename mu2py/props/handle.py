@@ -235,9 +235,9 @@ class PropertyHandle:
             sig = inspect.signature(fn, follow_wrapped=False)
             params = [p.replace(default=self.params[p.name]) if p.name in self.params else p
                       for p in sig.parameters.values()]
-            fn.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+            fn.__signature__ = sig.replace(parameters=params)
         try:
-            return fn.hypothesis._get_fuzz_target()  # type: ignore[no-any-return]
+            return fn.hypothesis._get_fuzz_target()
         finally:
             fn._hypothesis_internal_use_settings = saved
             if self.params:
@@ -249,7 +249,7 @@ class PropertyHandle:
     @property
     def database(self) -> ExampleDatabase | None:
         """The project's example database for this test (None when the test turns it off)."""
-        return self.settings.database  # type: ignore[no-any-return]
+        return self.settings.database
 
     def _observe(self, observation: Any) -> None:
         if getattr(observation, "type", None) != "test_case":
