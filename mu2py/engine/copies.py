@@ -113,7 +113,7 @@ def build_copies(
         try:
             try:
                 if with_driver:
-                    importlib.import_module(target.driver_module.name)
+                    importlib.import_module(target.driver_module.name)  # type: ignore[union-attr]  # set with_driver
                 for n in names:
                     if n not in sys.modules:
                         importlib.import_module(n)

@@ -504,7 +504,7 @@ class _Asyncio(Entry):
         events = sys.modules["asyncio.events"]
         policy, running, loop = saved
         events._set_running_loop(running)
-        events._event_loop_policy = policy
+        events._event_loop_policy = policy  # type: ignore[attr-defined]  # asyncio's private global
         local = getattr(policy, "_local", None)
         if local is not None:
             left = getattr(local, "_loop", None)
@@ -777,7 +777,7 @@ def _locale() -> str | None:
 
     try:
         return _locale.setlocale(_locale.LC_ALL, None)
-    except _locale.Error:
+    except _locale.Error:  # type: ignore[attr-defined]  # there at runtime, not in typeshed
         return None
 
 
@@ -918,7 +918,7 @@ class _Warnings(Entry):
         import warnings
 
         warnings.filters = saved[0]
-        warnings.filters[:] = saved[1]
+        warnings.filters[:] = saved[1]  # type: ignore[index]  # a list, which typeshed calls a Sequence
         warnings.showwarning = saved[2]
         warnings._filters_mutated()  # type: ignore[attr-defined]
 

@@ -212,7 +212,7 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
         if _signal.getsignal(signum) is not _on_alarm:
             signal.signal(signum, _on_alarm)
         _live_timer = timer
-        signal.setitimer(timer, timeout)
+        signal.setitimer(timer, timeout)  # type: ignore[arg-type]  # not None under use_alarm
     start = time.perf_counter()
     _fired = False
     try:

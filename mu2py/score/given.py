@@ -91,7 +91,7 @@ def timed_examples(items: Iterable[Any]) -> int:
         inner = getattr(handle, "inner_test", None)
         if inner is None or getattr(inner, "_mu2py_timed", False):
             continue
-        handle.inner_test = _timed(inner)
+        handle.inner_test = _timed(inner)  # type: ignore[union-attr]  # not None: it has an inner_test
         wrapped += 1
     return wrapped
 
