@@ -78,7 +78,7 @@ def _prepare(data: ConjectureData, strategy: SearchStrategy[Any]) -> tuple[Searc
     for target in (strategy, unwrapped):
         # collections ask their element strategy's is_empty on every draw; answered by a forced value, the
         # lookup skips a raised AttributeError (the property is computed once and never changes)
-        target.force_is_empty = target.is_empty
+        target.force_is_empty = target.is_empty  # type: ignore[union-attr]  # an attribute Hypothesis reads if set
     return ready
 
 
@@ -140,6 +140,7 @@ class LeanData(ConjectureData):
             ready = _prepare(self, strategy)
         if self.depth >= MAX_DEPTH:
             self.mark_invalid("max depth exceeded")
+        unwrapped: Any  # a OneOfStrategy, TupleStrategy or MappedStrategy as `kind` says
         unwrapped, kind = ready
         self.depth += 1
         try:
@@ -221,6 +222,7 @@ class LeanData(ConjectureData):
         # misaligned), provider, forced value, canonical NaN, then the buffer-size overrun
         if self.length == self.max_length or len(self._nodes) == self.max_choices:
             self.mark_overrun()
+        value: Any
         prefix = self.prefix
         if observe and prefix is not None and self.index < len(prefix):
             value = prefix[self.index]
