@@ -65,7 +65,7 @@ def _return_none(node: cst.Return) -> Iterable[cst.CSTNode]:
 
 def _constant_minus_one(node: cst.BaseNumber) -> Iterable[cst.CSTNode]:
     if isinstance(node, cst.Integer):
-        value = node.evaluated_value
+        value: float = node.evaluated_value  # an int here, a float in the branch below
         if value >= 1:  # `0 - 1` would need a unary minus node; mutmut's `+1` already covers 0
             yield node.with_changes(value=repr(value - 1))
     elif isinstance(node, cst.Float):
@@ -306,4 +306,4 @@ def apply_mutation(parsed: ParsedModule, mutation: FoundMutation, source: str | 
     if source is not None and mutation.span is not None:
         start, end = mutation.span
         return source[:start] + mutation.mutated_code + source[end:]
-    return parsed.module.deep_replace(mutation.original_node, mutation.mutated_node).code  # type: ignore[union-attr]
+    return parsed.module.deep_replace(mutation.original_node, mutation.mutated_node).code  # type: ignore[attr-defined]  # a Module's deep_replace returns a Module

@@ -220,9 +220,9 @@ class PropertyHandle:
             return
         for key, value in data.target_observations.items():
             obs.targets[f"target:{key}".strip(":")] = float(value)
-        for key, value in data.events.items():
+        for key, event in data.events.items():
             if key not in ("invalid because", "gave up because"):
-                obs.events.add(f"{key}:{value}" if value else key)
+                obs.events.add(f"{key}:{event}" if event else key)
 
     def _fuzz_target(self, database: ExampleDatabase | None) -> Callable[[bytes], bytes | None]:
         fn = self.fn
@@ -338,6 +338,7 @@ class PropertyHandle:
         scratch = InMemoryExampleDatabase()
         # under the secondary key: Hypothesis does not shrink again what it replays from the primary one
         scratch.save(key + SECONDARY, value)
+        notes: list[str]
         fn, notes = self.fn, []
         args = {name: v for name, v in self.params.items() if name != "self"}  # a method is bound already
 

@@ -147,7 +147,7 @@ def pretty(value: Any, indent: int, width: int = WIDTH, first: int = 0) -> str:
         items = [pretty(v, indent + 4, width) for v in value]
         if kind is set:
             items.sort()
-        opening, closing = {list: "[]", tuple: "()", set: "{}"}[kind]
+        opening, closing = {list: "[]", tuple: "()", set: "{}"}[kind]  # type: ignore[index, str-unpack]  # 2 characters
         return opening + "\n" + "".join(f"{pad}{item},\n" for item in items) + end + closing
     if kind is dict and value:
         lines = []
