@@ -55,7 +55,7 @@ class RegexSampler:
         self.node = self._compile(sre_parse.parse(pattern))
 
     def _compile(self, sub: object) -> tuple:
-        nodes = [self._compile_op(op, av) for op, av in sub]  # type: ignore[attr-defined]
+        nodes = [self._compile_op(op, av) for op, av in sub]  # type: ignore[attr-defined]  # an sre SubPattern of (op, av) pairs
         nodes = [n for n in nodes if n[0] != "empty"]
         if len(nodes) == 1:
             return nodes[0]

@@ -204,5 +204,5 @@ def bound_to(fn: Callable[[Any], Any], copies: Mapping[str, types.ModuleType]) -
             for name in absent:
                 modules.pop(name, None)
 
-    call.__wrapped__ = fn  # type: ignore[attr-defined]
+    call.__wrapped__ = fn  # type: ignore[attr-defined]  # functools' marker, set on a function
     return call

@@ -143,7 +143,7 @@ class OutsideState:
             if module is not None and all(m is not module for m in modules):
                 modules.append(module)
         # the environment first: it is put back through os.environ (so that the C environment follows)
-        self.watched = [Bindings(os.environ._data), *(Bindings(vars(m)) for m in modules)]  # type: ignore[attr-defined]
+        self.watched = [Bindings(os.environ._data), *(Bindings(vars(m)) for m in modules)]  # type: ignore[attr-defined]  # os.environ's private dict
         self._tags = [ctypes.c_uint64.from_address(id(w.d) + _TAG_OFFSET) for w in self.watched] if _TAGS else []
         self._seen = [t.value for t in self._tags]
         self.path = list(sys.path)

@@ -107,7 +107,7 @@ class LeanData(ConjectureData):
         self.max_choices = max_choices
         self.provider = provider(self)
 
-    @property  # type: ignore[override]
+    @property  # type: ignore[override]  # a plain attribute in ConjectureData
     def nodes(self) -> list[Choice]:
         """The realized choice values so far (ConjectureData keeps ChoiceNode objects here)."""
         return self._nodes

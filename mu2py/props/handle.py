@@ -194,7 +194,7 @@ class PropertyHandle:
         if self.mode == "bytes":
             assert isinstance(parent, bytes) and (donor is None or isinstance(donor, bytes))
             return child(parent, rng, donor)
-        return tuple(havoc(list(parent), _TYPED, rng, list(donor) if donor is not None else None))  # type: ignore[arg-type]
+        return tuple(havoc(list(parent), _TYPED, rng, list(donor) if donor is not None else None))  # type: ignore[arg-type]  # havoc uses only what InputSource this source has
 
     def _execute(self, seed: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...] | None]:
         assert self.given is not None
