@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 from bonsai.tree import RepeatNode, Token, Tree
 
@@ -81,19 +82,20 @@ def measure(tree: Tree, ident_terminals: Collection[str]) -> Measure:
     depth = 0
     counts: dict[str, int] = {}
     # Iterative walk: generated trees can be deeper than Python's default recursion limit allows.
-    stack: list[tuple[Tree, bool]] = [(tree, False)]
+    # Any, not Tree: the `kind is ...` dispatch below narrows nothing for mypy
+    stack: list[tuple[Any, bool]] = [(tree, False)]
     while stack:
         node, leaving = stack.pop()
         kind = type(node)
         if kind is Token:
-            if node.terminal in ident_terminals:  # type: ignore[union-attr]
-                values.setdefault(node.terminal, set()).add(node.text)  # type: ignore[union-attr]
+            if node.terminal in ident_terminals:
+                values.setdefault(node.terminal, set()).add(node.text)
             continue
         if kind is RepeatNode:
-            items = max(items, node.count)  # type: ignore[union-attr]
+            items = max(items, node.count)
             stack.extend((c, False) for c in reversed(node.children))
             continue
-        rule = node.rule  # type: ignore[union-attr]
+        rule = node.rule
         if leaving:
             counts[rule] -= 1
             continue

@@ -85,7 +85,7 @@ class Expansion:
         if self.nodes > self.budget:
             return True
         p = self.path
-        return self.rng.random() * (p + FRESH_DEPTH_SCALE) < p  # type: ignore[union-attr]
+        return self.rng.random() * (p + FRESH_DEPTH_SCALE) < p  # type: ignore[union-attr]  # set while generating
 
     def rule(self, name: str, frame: Frame, blocked: frozenset[str]) -> RuleNode:
         """Expand rule `name`; past the depth bound only what can still finish is allowed (`frame`)."""
@@ -121,7 +121,7 @@ class Expansion:
             if len(allowed) == 1 or self._smallest():
                 idx = allowed[0]
             else:
-                idx = allowed[rng.randrange(len(allowed))]  # type: ignore[union-attr]
+                idx = allowed[rng.randrange(len(allowed))]  # type: ignore[union-attr]  # set while generating
         else:
             idx = v % k
             if idx not in allowed:
@@ -156,7 +156,7 @@ class Expansion:
                 if self._smallest():
                     count = lo
                 else:
-                    count = rng.randint(lo, top)  # type: ignore[union-attr]
+                    count = rng.randint(lo, top)  # type: ignore[union-attr]  # set while generating
             elif lo <= v <= top:
                 count = v
             else:
@@ -171,19 +171,19 @@ class Expansion:
     def token(self, term: object) -> Token:
         """A leaf for terminal `term`: its fixed text, a pool name or a regex sample."""
         self.nodes += 1
-        kind = term.kind  # type: ignore[attr-defined]
-        name = term.name  # type: ignore[attr-defined]
+        kind = term.kind  # type: ignore[attr-defined]  # a grammar terminal, typed object here
+        name = term.name  # type: ignore[attr-defined]  # a grammar terminal, typed object here
         if kind == "fixed":
-            return Token(name, term.text)  # type: ignore[attr-defined]
+            return Token(name, term.text)  # type: ignore[attr-defined]  # a grammar terminal, typed object here
         if kind == "ident":
             v = self._read()
-            idx = self.rng.randrange(self.m) if v is None else v % self.m  # type: ignore[union-attr]
+            idx = self.rng.randrange(self.m) if v is None else v % self.m  # type: ignore[union-attr]  # set while generating
             self.out.append(idx)
             return Token(name, self.values.ident(name, idx))
         if kind == "regex":
             v = self._read()
             if v is None:
-                v = self.rng.randrange(SAMPLE_SPACE)  # type: ignore[union-attr]
+                v = self.rng.randrange(SAMPLE_SPACE)  # type: ignore[union-attr]  # set while generating
             elif v < 0:
                 v = -v
             self.out.append(v)

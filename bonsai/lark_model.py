@@ -72,7 +72,7 @@ class ModelBuilder:
             compiled, _rules, _ignore = self.g.compile([start], set())
         except (LarkError, AssertionError, KeyError):
             return  # names stay the literal text; generation does not depend on them
-        by_pattern = {}
+        by_pattern: dict[tuple[Any, ...], str] = {}
         for tdef in compiled:
             key = (tdef.pattern.type, tdef.pattern.value, tuple(sorted(tdef.pattern.flags)))
             by_pattern.setdefault(key, str(tdef.name))
@@ -197,7 +197,7 @@ class ModelBuilder:
             return Term(self._named_terminal(str(v.name)))
         if isinstance(v, Tree):
             if v.data == "literal":
-                return Term(self._anon_terminal(v.children[0]))
+                return Term(self._anon_terminal(v.children[0]))  # type: ignore[arg-type]  # a literal's child: a Token
             if v.data == "range":
                 a, b = v.children
                 pattern = PrepareLiterals().range(a, b).children[0]
@@ -214,6 +214,7 @@ class ModelBuilder:
         return tree
 
     def _instantiate(self, usage: Tree) -> str:
+        sym: Any  # the template's name: a Token (lark types children as Tree | Any)
         sym, *args = usage.children
         params, body = self.templates[str(sym.name)]
         if len(params) != len(args):

@@ -176,7 +176,7 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
         write_atomic(final / f"input_{i:04d}.txt", sample.value)
     failures = failure_records(out)
     target_warnings = sum((Counter(stats[n].warnings) for n in stats), warm_up)
-    summary = {
+    summary: dict[str, Any] = {
         "grammar": grammar_path, "target": target_spec, "top": list(top_node), "modules": list(modules),
         "nodes": [asdict(stats[n]) for n in sorted(stats)],
         "final": {"inputs": len(texts), "mean_size": round(sum(map(len, texts)) / len(texts), 2) if texts else 0,

@@ -17,6 +17,7 @@ import random
 import re._constants as sre_c
 import re._parser as sre_parse
 import string
+from typing import Any
 
 __all__ = ["RegexSampler"]
 
@@ -54,37 +55,37 @@ class RegexSampler:
         self.node = self._compile(sre_parse.parse(pattern))
 
     def _compile(self, sub: object) -> tuple:
-        nodes = [self._compile_op(op, av) for op, av in sub]  # type: ignore[attr-defined]
+        nodes = [self._compile_op(op, av) for op, av in sub]  # type: ignore[attr-defined]  # an sre SubPattern of (op, av) pairs
         nodes = [n for n in nodes if n[0] != "empty"]
         if len(nodes) == 1:
             return nodes[0]
         return ("seq", tuple(nodes))
 
-    def _compile_op(self, op: object, av: object) -> tuple:
+    def _compile_op(self, op: object, av: Any) -> tuple:
         if op is sre_c.LITERAL:
-            return ("chars", chr(av))  # type: ignore[arg-type]
+            return ("chars", chr(av))
         if op is sre_c.NOT_LITERAL:
-            return ("chars", _nice_first(_ALPHABET.replace(chr(av), "")))  # type: ignore[arg-type]
+            return ("chars", _nice_first(_ALPHABET.replace(chr(av), "")))
         if op is sre_c.ANY:
             return ("chars", _nice_first(_ALPHABET))
         if op is sre_c.IN:
-            return ("chars", self._class(av))  # type: ignore[arg-type]
+            return ("chars", self._class(av))
         if op is sre_c.CATEGORY:
-            return ("chars", _nice_first(_CATEGORY_CHARS.get(av, "a")))  # type: ignore[arg-type]
+            return ("chars", _nice_first(_CATEGORY_CHARS.get(av, "a")))
         if op is sre_c.BRANCH:
-            return ("alt", tuple(self._compile(b) for b in av[1]))  # type: ignore[index]
+            return ("alt", tuple(self._compile(b) for b in av[1]))
         if op is sre_c.SUBPATTERN:
-            return ("group", av[0], self._compile(av[3]))  # type: ignore[index]
+            return ("group", av[0], self._compile(av[3]))
         if op is sre_c.ATOMIC_GROUP:
             return self._compile(av)
         if op in (sre_c.MAX_REPEAT, sre_c.MIN_REPEAT, sre_c.POSSESSIVE_REPEAT):
-            lo, hi, body = av  # type: ignore[misc]
+            lo, hi, body = av
             hi = None if hi is sre_c.MAXREPEAT else int(hi)
             return ("rep", int(lo), hi, self._compile(body))
         if op is sre_c.GROUPREF:
             return ("ref", av)
         if op is sre_c.GROUPREF_EXISTS:
-            _gid, yes, no = av  # type: ignore[misc]
+            _gid, yes, no = av
             return ("alt", (self._compile(yes), self._compile(no) if no else ("seq", ())))
         return ("empty",)  # AT (anchors), ASSERT, ASSERT_NOT: checked by the caller instead
 

@@ -19,7 +19,7 @@ def remote_node(job: tuple[Any, ...]) -> tuple[NodeStats, list[tuple[int, ...]],
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="bonsai-node-") as scratch:
-        stats, corpus = run_node(*job[:7], Path(scratch), *job[8:])
+        stats, corpus = run_node(*job[:7], Path(scratch), *job[8:])  # type: ignore[call-arg]  # mypy miscounts the slices of a tuple[Any, ...]
         failures = node_dir(Path(scratch), job[2]) / "failures"
         files = {f.name: f.read_bytes() for f in sorted(failures.iterdir())} if failures.is_dir() else {}
         return stats, corpus, files

@@ -19,7 +19,7 @@ class Token(NamedTuple):
 class RepeatNode(NamedTuple):
     """One `*`/`+`/`?`/`[..]`/`~` repetition: `count` iterations, their items flattened into `children`."""
 
-    count: int
+    count: int  # type: ignore[assignment]  # the field shadows tuple.count, on purpose
     children: tuple[Tree, ...]
 
 
@@ -45,7 +45,7 @@ def _collect(node: Tree, out: list[Token]) -> None:
     if type(node) is Token:
         out.append(node)
         return
-    for child in node.children:  # type: ignore[union-attr]
+    for child in node.children:  # type: ignore[union-attr]  # not a Token: mypy narrows no `type(x) is` else-branch
         _collect(child, out)
 
 
@@ -104,9 +104,9 @@ def pretty(tree: Tree, indent: str = "  ") -> str:
             for child in node.children:
                 walk(child, depth + 1)
         else:
-            label = node.rule if node.alias is None else f"{node.rule} -> {node.alias}"
+            label = node.rule if node.alias is None else f"{node.rule} -> {node.alias}"  # type: ignore[union-attr]  # a RuleNode: mypy narrows no `type(x) is` else-branch
             lines.append(f"{pad}{label}")
-            for child in node.children:
+            for child in node.children:  # type: ignore[union-attr]  # a RuleNode, as above
                 walk(child, depth + 1)
 
     walk(tree, 0)

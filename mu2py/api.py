@@ -330,7 +330,7 @@ def mutate(target: str, *, inputs: Sequence[PathLike] = (), values: Sequence[str
             from mu2py.feedback.shards import mutate_sharded
 
             with executor_for(workers, cluster) as pool:
-                note = f"Dask dashboard: {pool.dashboard}" if cluster else None
+                note = f"Dask dashboard: {pool.dashboard}" if cluster else None  # type: ignore[union-attr]  # a DaskExecutor when `cluster` is set
                 say(MutateProgress(0, len(loaded), 0, sharded=True, note=note))
                 shards = 4 * max(pool.workers, 1)  # a few shards per worker: a slow shard does not idle the rest
                 mutate_sharded(analysis, target, prefixes, [(i.label, i.value) for i in loaded], pool, shards)

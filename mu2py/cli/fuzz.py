@@ -228,10 +228,10 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         console.print(f"--mte: no mutants report to write ({args.mte} not written)")
     if args.workers > 1 or args.cluster:  # parallel campaigns, merged
         if report is not None:
-            print_mutation_report(console, report, max_rows=10, more=f"all of them in {out / 'mutants.json'}",
+            print_mutation_report(console, report, max_rows=10, more=f"all of them in {out / 'mutants.json'}",  # type: ignore[operator]  # not None: parallel runs need --out
                                   survivors=not args.quiet)
-        console.print(f"merged corpus: {out / 'corpus'} ({len(result.corpus)} inputs); "
-                      f"campaigns in {out / 'workers'}")
+        console.print(f"merged corpus: {out / 'corpus'} ({len(result.corpus)} inputs); "  # type: ignore[operator]  # not None: parallel runs need --out
+                      f"campaigns in {out / 'workers'}")  # type: ignore[operator]  # not None: parallel runs need --out
         return _failures_found(console, result.stats.failures, out)
     if not args.quiet and view.fuzzer is not None:
         console.print(_status_table(view.fuzzer))

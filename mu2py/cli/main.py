@@ -35,7 +35,7 @@ EPILOG = ("exit codes: 0 done; 1 mutation score below --fail-under; 2 bad input 
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line naming the option, like every other mu2py error."""
 
-    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         """Print `mu2py: error: ...` and exit with EXIT_USAGE."""
         self.exit(EXIT_USAGE, f"mu2py: error: {message}\n")
 

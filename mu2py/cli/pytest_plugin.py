@@ -181,8 +181,9 @@ def summary_lines(result: ScoreResult, width: int, hint: bool = True) -> list[st
     from mu2py.cli.score import score_line, summary_table, survivor_note, time_line
     from mu2py.score.reports import nothing_judged
 
+    report: Any  # an api.Report (dict[str, object]), read here by its known keys
     report, root = result.report, result.root
-    s: dict[str, Any] = report["summary"]  # type: ignore[assignment]
+    s: dict[str, Any] = report["summary"]
     nothing = nothing_judged(s)
     if nothing is not None:
         return [nothing]
@@ -190,8 +191,8 @@ def summary_lines(result: ScoreResult, width: int, hint: bool = True) -> list[st
     Console(file=out, width=max(width, 40), color_system=None, highlight=False, markup=False,
             soft_wrap=width > 1000).print(summary_table(report, root))
     lines = out.getvalue().rstrip("\n").splitlines()
-    by_id = {m["id"]: m for m in report["mutants"]}  # type: ignore[union-attr]
-    survivors = [by_id[i] for i in report["triage"]]  # type: ignore[union-attr]
+    by_id = {m["id"]: m for m in report["mutants"]}
+    survivors = [by_id[i] for i in report["triage"]]
     if survivors:
         lines.append("survivors, most worth a look first" + (" (`mu2py show ID`: the diff)" if hint else "") + ":")
     for m in survivors[:SURVIVORS_SHOWN]:

@@ -128,8 +128,8 @@ class Confinement:
                 return
             real_killpg(pgid, sig)
 
-        kill.__wrapped__ = real_kill  # type: ignore[attr-defined]
-        killpg.__wrapped__ = real_killpg  # type: ignore[attr-defined]
+        kill.__wrapped__ = real_kill  # type: ignore[attr-defined]  # functools' marker, set on a function
+        killpg.__wrapped__ = real_killpg  # type: ignore[attr-defined]  # functools' marker, set on a function
         os.kill, os.killpg = kill, killpg
         file_events, spawn_events, audit = _FILE_EVENTS, _SPAWN_EVENTS, self._audit
 

@@ -113,7 +113,7 @@ def build_copies(
         try:
             try:
                 if with_driver:
-                    importlib.import_module(target.driver_module.name)
+                    importlib.import_module(target.driver_module.name)  # type: ignore[union-attr]  # set with_driver
                 for n in names:
                     if n not in sys.modules:
                         importlib.import_module(n)
@@ -204,5 +204,5 @@ def bound_to(fn: Callable[[Any], Any], copies: Mapping[str, types.ModuleType]) -
             for name in absent:
                 modules.pop(name, None)
 
-    call.__wrapped__ = fn  # type: ignore[attr-defined]
+    call.__wrapped__ = fn  # type: ignore[attr-defined]  # functools' marker, set on a function
     return call

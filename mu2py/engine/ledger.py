@@ -193,7 +193,7 @@ def _noting(real: Callable[[], None]) -> Callable[[], None]:
         _FROZE.append(True)
         real()
 
-    noted.__wrapped__ = real  # type: ignore[attr-defined]
+    noted.__wrapped__ = real  # type: ignore[attr-defined]  # functools' marker, set on a function
     noted.__name__ = real.__name__
     return noted
 
@@ -208,11 +208,11 @@ def _put_trace(saved: tuple[Any, ...]) -> None:
 
 
 def _thread_hooks() -> tuple[Any, ...]:
-    return threading._trace_hook, threading._profile_hook  # type: ignore[attr-defined]
+    return threading._trace_hook, threading._profile_hook  # type: ignore[attr-defined]  # threading's private hooks
 
 
 def _put_thread_hooks(saved: tuple[Any, ...]) -> None:
-    threading._trace_hook, threading._profile_hook = saved  # type: ignore[attr-defined]
+    threading._trace_hook, threading._profile_hook = saved  # type: ignore[attr-defined]  # threading's private hooks
 
 
 _HOOKS = ("excepthook", "unraisablehook", "displayhook", "breakpointhook")
@@ -453,19 +453,19 @@ class _Exits(Entry):
                 _REGISTERED.append(func)
                 return real(func, *args, **kwargs)
 
-            register.__wrapped__ = real  # type: ignore[attr-defined]
+            register.__wrapped__ = real  # type: ignore[attr-defined]  # functools' marker, set on a function
             atexit.register = register
 
     def snapshot(self) -> None:
         # the count only grows: `atexit.unregister` empties a slot but does not give it back
         _REGISTERED.clear()
-        self.expected = atexit._ncallbacks()  # type: ignore[attr-defined]
+        self.expected = atexit._ncallbacks()
 
     def differs(self, saved: None) -> bool:
-        return atexit._ncallbacks() != self.expected  # type: ignore[attr-defined]
+        return atexit._ncallbacks() != self.expected
 
     def restore(self, saved: None) -> None:
-        count = atexit._ncallbacks()  # type: ignore[attr-defined]
+        count = atexit._ncallbacks()
         added, self.expected = count - self.expected, count
         for func in _REGISTERED:
             atexit.unregister(func)
@@ -504,7 +504,7 @@ class _Asyncio(Entry):
         events = sys.modules["asyncio.events"]
         policy, running, loop = saved
         events._set_running_loop(running)
-        events._event_loop_policy = policy
+        events._event_loop_policy = policy  # type: ignore[attr-defined]  # asyncio's private global
         local = getattr(policy, "_local", None)
         if local is not None:
             left = getattr(local, "_loop", None)
@@ -650,12 +650,12 @@ class _Environ(Entry):
     name = "environment variables"
 
     def __init__(self) -> None:
-        self._tag = VersionTag(os.environ._data)  # type: ignore[attr-defined]
+        self._tag = VersionTag(os.environ._data)  # type: ignore[attr-defined]  # os.environ's private dict
         self._data: dict[Any, Any] = {}
 
     def snapshot(self) -> dict[str, str]:
-        self._tag = VersionTag(os.environ._data)  # type: ignore[attr-defined]
-        self._data = dict(os.environ._data)  # type: ignore[attr-defined]
+        self._tag = VersionTag(os.environ._data)  # type: ignore[attr-defined]  # os.environ's private dict
+        self._data = dict(os.environ._data)  # type: ignore[attr-defined]  # os.environ's private dict
         return dict(os.environ)
 
     def differs(self, saved: dict[str, str]) -> bool:
@@ -663,7 +663,7 @@ class _Environ(Entry):
             return False
         # the encoded dict compared in C: pytest writes PYTEST_CURRENT_TEST in each phase of every test and
         # deletes it after, so the dict moves after every test while its contents come back
-        if os.environ._data == self._data:  # type: ignore[attr-defined]
+        if os.environ._data == self._data:  # type: ignore[attr-defined]  # os.environ's private dict
             self._tag.reset()
             return False
         return True
@@ -699,8 +699,8 @@ class _Signals(Entry):
                         entry.noted = True
                 return real(signalnum, handler)
 
-            set_handler.__wrapped__ = real  # type: ignore[attr-defined]
-            signal.signal = set_handler  # type: ignore[assignment]
+            set_handler.__wrapped__ = real  # type: ignore[attr-defined]  # functools' marker, set on a function
+            signal.signal = set_handler
         _SIGNAL_ENTRIES.append(self)
 
     def snapshot(self) -> tuple[Any, ...]:
@@ -777,7 +777,7 @@ def _locale() -> str | None:
 
     try:
         return _locale.setlocale(_locale.LC_ALL, None)
-    except _locale.Error:
+    except _locale.Error:  # type: ignore[attr-defined]  # there at runtime, not in typeshed
         return None
 
 
@@ -817,10 +817,10 @@ def _modules() -> dict[str, Any]:
 def _probe() -> tuple[Any, ...]:
     """Everything the guarded entries read, in one tuple: compared at once with the snapshot's (identity first)."""
     return (sys.getrecursionlimit(), gc.isenabled(), gc.get_threshold(), gc.get_debug(),
-            sys.gettrace(), sys.getprofile(), threading._trace_hook, threading._profile_hook,  # type: ignore[attr-defined]
+            sys.gettrace(), sys.getprofile(), threading._trace_hook, threading._profile_hook,  # type: ignore[attr-defined]  # threading's private hooks
             sys.excepthook, sys.unraisablehook, sys.displayhook, sys.breakpointhook, threading.excepthook,
             sys.stdin, sys.stdout, sys.stderr, sys.getswitchinterval(), _int_max_str_digits(),
-            faulthandler.is_enabled(), atexit._ncallbacks(), _thread._count())  # type: ignore[attr-defined]
+            faulthandler.is_enabled(), atexit._ncallbacks(), _thread._count())
 
 
 def default_entries(*, threads: bool = True) -> list[Entry]:
@@ -918,9 +918,9 @@ class _Warnings(Entry):
         import warnings
 
         warnings.filters = saved[0]
-        warnings.filters[:] = saved[1]
+        warnings.filters[:] = saved[1]  # type: ignore[index]  # a list, which typeshed calls a Sequence
         warnings.showwarning = saved[2]
-        warnings._filters_mutated()  # type: ignore[attr-defined]
+        warnings._filters_mutated()  # type: ignore[attr-defined]  # warnings' private function
 
 
 @dataclass

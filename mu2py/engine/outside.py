@@ -143,7 +143,7 @@ class OutsideState:
             if module is not None and all(m is not module for m in modules):
                 modules.append(module)
         # the environment first: it is put back through os.environ (so that the C environment follows)
-        self.watched = [Bindings(os.environ._data), *(Bindings(vars(m)) for m in modules)]  # type: ignore[attr-defined]
+        self.watched = [Bindings(os.environ._data), *(Bindings(vars(m)) for m in modules)]  # type: ignore[attr-defined]  # os.environ's private dict
         self._tags = [ctypes.c_uint64.from_address(id(w.d) + _TAG_OFFSET) for w in self.watched] if _TAGS else []
         self._seen = [t.value for t in self._tags]
         self.path = list(sys.path)
@@ -174,10 +174,10 @@ class OutsideState:
         if environ.d != environ.saved:
             changed += 1
             for key in [k for k in environ.d if k not in environ.saved]:
-                del os.environ[os.environ.decodekey(key)]  # type: ignore[attr-defined]
+                del os.environ[os.environ.decodekey(key)]
             for key, value in environ.saved.items():
                 if environ.d.get(key, _MISSING) != value:
-                    os.environ[os.environ.decodekey(key)] = os.environ.decodevalue(value)  # type: ignore[attr-defined]
+                    os.environ[os.environ.decodekey(key)] = os.environ.decodevalue(value)
         for watched in self.watched[1:]:
             changed += watched.restore()
         self._seen = [t.value for t in self._tags]

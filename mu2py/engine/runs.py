@@ -212,7 +212,7 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
         if _signal.getsignal(signum) is not _on_alarm:
             signal.signal(signum, _on_alarm)
         _live_timer = timer
-        signal.setitimer(timer, timeout)
+        signal.setitimer(timer, timeout)  # type: ignore[arg-type]  # not None under use_alarm
     start = time.perf_counter()
     _fired = False
     try:
@@ -221,7 +221,7 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
             _alarm_live = use_alarm
             if guard_exit:
                 _guard_pid = pid
-                os._exit = _refuse_exit  # type: ignore[assignment]
+                os._exit = _refuse_exit  # type: ignore[assignment]  # replaced on purpose while a run lasts
             output = fn(arg)
         finally:
             _alarm_live = False  # the re-armed alarm may still fire below: it must not raise there

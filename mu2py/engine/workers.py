@@ -190,11 +190,11 @@ class Processes:
         while remaining:
             for worker in self._pool:
                 if worker.ready and worker.unit is None and pending:
-                    index = pending.popleft()
-                    attempts[index] += 1
-                    worker.unit, worker.started = index, time.monotonic()
+                    next_unit = pending.popleft()
+                    attempts[next_unit] += 1
+                    worker.unit, worker.started = next_unit, time.monotonic()
                     # the C pickler first (`child.send`): multiprocess's dill pickles in Python, a large unit slowly
-                    send(worker.conn, (index, fn, units[index]))
+                    send(worker.conn, (next_unit, fn, units[next_unit]))
             waitables = [w.conn for w in self._pool] + [w.process.sentinel for w in self._pool]
             ready = set(wait(waitables, timeout=0.2))
             for worker in list(self._pool):

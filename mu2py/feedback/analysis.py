@@ -27,7 +27,7 @@ ISOLATION = ("host", "none")
 class Runner(Protocol):
     """Judges mutants on one input: `mu2py.engine.host.HostRunner` or `mu2py.engine.engine.LocalRunner`."""
 
-    def judge(self, value: Any, indices: Sequence[int], timeout: float | None, *, differential: bool = True,
+    def judge(self, value: Any, indices: Sequence[int], timeout: float, *, differential: bool = True,
               deadline: Deadline = Deadline.never(), original: RunResult | None = None) -> list[Verdict]:
         """One verdict per mutant judged, in order (against `original` when given: the runner skips its own run)."""
         ...
@@ -138,7 +138,7 @@ class Analysis:
     @property
     def compare(self) -> Callable[[Any, Any], bool] | None:
         """The driver's output comparison (None: structural equality)."""
-        return self.program.target.driver.compare
+        return self.program.target.driver.compare  # type: ignore[union-attr]  # a fuzzed target has a driver
 
     def run_original(self, value: Any, focus: FocusedProbe | None = None) -> tuple[RunResult, set[int], set[int]]:
         """Run the probed original: its result, the sites it reached, the mutants it infected.

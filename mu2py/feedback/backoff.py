@@ -13,7 +13,7 @@ still runs about `FREE * (1 + ln(N / FREE))` times).  Every choice comes from th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 
 from mu2py.rng import stream
 
@@ -37,6 +37,6 @@ class Backoff:
         return kept
 
 
-def likely_equivalent(executions: Sequence[int], killed: set[int] | dict[int, object]) -> int:
+def likely_equivalent(executions: Sequence[int], killed: Container[int]) -> int:
     """How many mutants ran at least `FREE` times and are still alive (probably equivalent)."""
     return sum(1 for i, e in enumerate(executions) if e >= FREE and i not in killed)

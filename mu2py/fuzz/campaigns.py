@@ -140,7 +140,7 @@ def merge(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, worke
     target = resolve_target(spec, prefixes)
     assert target.driver is not None
     source = source_for(target.driver.source)
-    seeds = []
+    seeds: list[tuple[Any, ...]] = []
     for k in range(workers):
         seeds.extend(e.choices for e in Corpus(source, worker_dir(out, k) / "corpus").load())
     staging = out / ".merging"

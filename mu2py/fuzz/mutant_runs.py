@@ -169,7 +169,7 @@ class MutantRuns:
         static = sum(1 for i in analysis.program.static if i not in kills)
         counts = [sum(1 for i in infected if i not in kills)
                   for infected in (self.infected_of.get(name) for name in pending) if infected is not None]
-        known = sum(counts)
+        known: float = sum(counts)
         unknown = len(pending) - len(counts)
         if unknown:
             known += unknown * (known / len(counts) if counts else len(analysis.program.mutants) - len(kills))

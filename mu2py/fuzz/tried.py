@@ -80,7 +80,7 @@ class Tried:
             outcome = node.get(_END)
             if outcome is not None:
                 return outcome
-            node = node.get(_element(choice))
+            node = node.get(_element(choice))  # type: ignore[assignment]  # None: handled just below
             if node is None:
                 return None
         return node.get(_END)

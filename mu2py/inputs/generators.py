@@ -91,7 +91,7 @@ class StrategySource:
         stock = self._decode(ConjectureData, choices, twin)
         same = (not isinstance(lean, Exception) and rng.getstate() == twin.getstate()
                 and (lean is None) == (stock is None)
-                and (lean is None or (lean.choices == stock.choices and _shown(lean.value) == _shown(stock.value))))
+                and (lean is None or (lean.choices == stock.choices and _shown(lean.value) == _shown(stock.value))))  # type: ignore[union-attr]  # both None or neither
         if not same:
             self._lean = False
             rng.setstate(twin.getstate())

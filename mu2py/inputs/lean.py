@@ -78,7 +78,7 @@ def _prepare(data: ConjectureData, strategy: SearchStrategy[Any]) -> tuple[Searc
     for target in (strategy, unwrapped):
         # collections ask their element strategy's is_empty on every draw; answered by a forced value, the
         # lookup skips a raised AttributeError (the property is computed once and never changes)
-        target.force_is_empty = target.is_empty
+        target.force_is_empty = target.is_empty  # type: ignore[union-attr]  # an attribute Hypothesis reads if set
     return ready
 
 
@@ -107,8 +107,8 @@ class LeanData(ConjectureData):
         self.max_choices = max_choices
         self.provider = provider(self)
 
-    @property  # type: ignore[override]
-    def nodes(self) -> list[Choice]:  # type: ignore[override]
+    @property  # type: ignore[override]  # a plain attribute in ConjectureData
+    def nodes(self) -> list[Choice]:
         """The realized choice values so far (ConjectureData keeps ChoiceNode objects here)."""
         return self._nodes
 
@@ -118,7 +118,7 @@ class LeanData(ConjectureData):
         self._kinds = self._kinds[: len(self._nodes)]
 
     @property
-    def choices(self) -> tuple[Choice, ...]:  # type: ignore[override]
+    def choices(self) -> tuple[Choice, ...]:
         """The realized choice sequence."""
         return tuple(self._nodes)
 
@@ -140,6 +140,7 @@ class LeanData(ConjectureData):
             ready = _prepare(self, strategy)
         if self.depth >= MAX_DEPTH:
             self.mark_invalid("max depth exceeded")
+        unwrapped: Any  # a OneOfStrategy, TupleStrategy or MappedStrategy as `kind` says
         unwrapped, kind = ready
         self.depth += 1
         try:
@@ -221,6 +222,7 @@ class LeanData(ConjectureData):
         # misaligned), provider, forced value, canonical NaN, then the buffer-size overrun
         if self.length == self.max_length or len(self._nodes) == self.max_choices:
             self.mark_overrun()
+        value: Any
         prefix = self.prefix
         if observe and prefix is not None and self.index < len(prefix):
             value = prefix[self.index]

@@ -140,7 +140,7 @@ class Program:
 
     def original(self) -> Callable[[Any], Any]:
         """The driver function bound to the real, unmutated modules."""
-        return self.target.driver.fn
+        return self.target.driver.fn  # type: ignore[union-attr]  # called only for a target with a driver
 
     def module_of(self, mutant_id: str) -> TargetModule:
         """The module a mutant belongs to (its original source and file)."""

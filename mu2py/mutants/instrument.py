@@ -29,8 +29,8 @@ def _operands(name: str, sid: cst.Integer, left: cst.BaseExpression, op: cst.CST
     the comma: every node after it keeps its line number, so coverage keys of the probed copy
     are those of the file (one key space with the plain copy).
     """
-    comma = cst.Comma(whitespace_before=op.whitespace_before,  # type: ignore[attr-defined]
-                      whitespace_after=op.whitespace_after)  # type: ignore[attr-defined]
+    comma = cst.Comma(whitespace_before=op.whitespace_before,  # type: ignore[attr-defined]  # an operator with both whitespaces
+                      whitespace_after=op.whitespace_after)  # type: ignore[attr-defined]  # an operator with both whitespaces
     return cst.Call(func=cst.Name(name), args=[cst.Arg(sid), cst.Arg(left, comma=comma), cst.Arg(right)])
 
 
@@ -55,7 +55,7 @@ class _Instrumenter(cst.CSTTransformer):
                 self.before.setdefault(id(site.statement), []).append(key[site.index])
         self.key = key
 
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]  # narrower than libcst's signature
         site = self.by_anchor.get(id(original))
         if site is not None:
             updated = self._probe(site, updated)
@@ -63,7 +63,7 @@ class _Instrumenter(cst.CSTTransformer):
         if sids:
             updated = self._statement_probe(updated, sids)
         if isinstance(original, cst.SimpleStatementSuite):
-            updated = updated.with_changes(body=self._prefix_small(original.body, updated.body))  # type: ignore[attr-defined]
+            updated = updated.with_changes(body=self._prefix_small(original.body, updated.body))  # type: ignore[attr-defined]  # a SimpleStatementSuite, as original
         return updated
 
     @staticmethod

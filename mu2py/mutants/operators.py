@@ -65,7 +65,7 @@ def _return_none(node: cst.Return) -> Iterable[cst.CSTNode]:
 
 def _constant_minus_one(node: cst.BaseNumber) -> Iterable[cst.CSTNode]:
     if isinstance(node, cst.Integer):
-        value = node.evaluated_value
+        value: float = node.evaluated_value  # an int here, a float in the branch below
         if value >= 1:  # `0 - 1` would need a unary minus node; mutmut's `+1` already covers 0
             yield node.with_changes(value=repr(value - 1))
     elif isinstance(node, cst.Float):
@@ -95,7 +95,7 @@ def operator_family(original: cst.CSTNode, mutated: cst.CSTNode, fn: OperatorFn)
     name = getattr(fn, "__name__", "")
     if fn is mm.operator_swap_op:
         if isinstance(original, cst.ComparisonTarget):
-            old, new = type(original.operator), type(mutated.operator)  # type: ignore[attr-defined]
+            old, new = type(original.operator), type(mutated.operator)  # type: ignore[attr-defined]  # a ComparisonTarget too
             return "boundary" if old in _BOUNDARY and new in _BOUNDARY else "negate_cond"
         if isinstance(original, cst.BooleanOperation):
             return "and_or"
@@ -273,11 +273,11 @@ def _indented_code(source: str, line_starts: list[int], pos: object, original: c
     """
     if pos is None:
         return None
-    start = line_starts[pos.start.line - 1] + pos.start.column  # type: ignore[attr-defined]
-    end = line_starts[pos.end.line - 1] + pos.end.column  # type: ignore[attr-defined]
+    start = line_starts[pos.start.line - 1] + pos.start.column  # type: ignore[attr-defined]  # a CodeRange: metadata values are untyped
+    end = line_starts[pos.end.line - 1] + pos.end.column  # type: ignore[attr-defined]  # a CodeRange: metadata values are untyped
     text = source[start:end]
     tried: set[str] = set()
-    for line in range(pos.start.line, max(0, pos.start.line - 30), -1):  # type: ignore[attr-defined]
+    for line in range(pos.start.line, max(0, pos.start.line - 30), -1):  # type: ignore[attr-defined]  # a CodeRange: metadata values are untyped
         row = source[line_starts[line - 1]:line_starts[line]]
         indent = row[:len(row) - len(row.lstrip(" \t"))]
         if indent in tried:
@@ -292,8 +292,8 @@ def _span(source: str, line_starts: list[int], pos: object, code: str) -> tuple[
     """Character offsets of a node's own text in `source`, when they can be verified."""
     if pos is None:
         return None
-    start = line_starts[pos.start.line - 1] + pos.start.column  # type: ignore[attr-defined]
-    end = line_starts[pos.end.line - 1] + pos.end.column  # type: ignore[attr-defined]
+    start = line_starts[pos.start.line - 1] + pos.start.column  # type: ignore[attr-defined]  # a CodeRange: metadata values are untyped
+    end = line_starts[pos.end.line - 1] + pos.end.column  # type: ignore[attr-defined]  # a CodeRange: metadata values are untyped
     return (start, end) if source[start:end] == code else None
 
 
@@ -306,4 +306,4 @@ def apply_mutation(parsed: ParsedModule, mutation: FoundMutation, source: str | 
     if source is not None and mutation.span is not None:
         start, end = mutation.span
         return source[:start] + mutation.mutated_code + source[end:]
-    return parsed.module.deep_replace(mutation.original_node, mutation.mutated_node).code  # type: ignore[union-attr]
+    return parsed.module.deep_replace(mutation.original_node, mutation.mutated_node).code  # type: ignore[attr-defined]  # a Module's deep_replace returns a Module

@@ -178,10 +178,10 @@ class ProbeRecorder:
         def binary(sid: int, a: Any, b: Any) -> Any:
             table = tables[sid]
             if sid in self._done:
-                return table.original(a, b)  # type: ignore[misc]
+                return table.original(a, b)  # type: ignore[misc]  # a callable field, not a method
             self.reached.add(sid)
             try:
-                result = table.original(a, b)  # type: ignore[misc]
+                result = table.original(a, b)  # type: ignore[misc]  # a callable field, not a method
             except BaseException:
                 self._all(sid)
                 raise

@@ -41,5 +41,5 @@ def random_buffer(rng: random.Random, size: int = TAIL) -> bytes:
 
 def child(parent: bytes, rng: random.Random, donor: bytes | None = None) -> bytes:
     """A havoc child of `parent` (splicing with `donor` when given), followed by a random tail."""
-    edited = havoc(list(parent), _BYTES, rng, list(donor) if donor is not None else None)  # type: ignore[arg-type]
+    edited = havoc(list(parent), _BYTES, rng, list(donor) if donor is not None else None)  # type: ignore[arg-type]  # havoc uses only what InputSource this source has
     return bytes(edited) + random_buffer(rng)

@@ -194,7 +194,7 @@ class PropertyHandle:
         if self.mode == "bytes":
             assert isinstance(parent, bytes) and (donor is None or isinstance(donor, bytes))
             return child(parent, rng, donor)
-        return tuple(havoc(list(parent), _TYPED, rng, list(donor) if donor is not None else None))  # type: ignore[arg-type]
+        return tuple(havoc(list(parent), _TYPED, rng, list(donor) if donor is not None else None))  # type: ignore[arg-type]  # havoc uses only what InputSource this source has
 
     def _execute(self, seed: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...] | None]:
         assert self.given is not None
@@ -220,9 +220,9 @@ class PropertyHandle:
             return
         for key, value in data.target_observations.items():
             obs.targets[f"target:{key}".strip(":")] = float(value)
-        for key, value in data.events.items():
+        for key, event in data.events.items():
             if key not in ("invalid because", "gave up because"):
-                obs.events.add(f"{key}:{value}" if value else key)
+                obs.events.add(f"{key}:{event}" if event else key)
 
     def _fuzz_target(self, database: ExampleDatabase | None) -> Callable[[bytes], bytes | None]:
         fn = self.fn
@@ -235,9 +235,9 @@ class PropertyHandle:
             sig = inspect.signature(fn, follow_wrapped=False)
             params = [p.replace(default=self.params[p.name]) if p.name in self.params else p
                       for p in sig.parameters.values()]
-            fn.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+            fn.__signature__ = sig.replace(parameters=params)
         try:
-            return fn.hypothesis._get_fuzz_target()  # type: ignore[no-any-return]
+            return fn.hypothesis._get_fuzz_target()
         finally:
             fn._hypothesis_internal_use_settings = saved
             if self.params:
@@ -249,7 +249,7 @@ class PropertyHandle:
     @property
     def database(self) -> ExampleDatabase | None:
         """The project's example database for this test (None when the test turns it off)."""
-        return self.settings.database  # type: ignore[no-any-return]
+        return self.settings.database
 
     def _observe(self, observation: Any) -> None:
         if getattr(observation, "type", None) != "test_case":
@@ -338,6 +338,7 @@ class PropertyHandle:
         scratch = InMemoryExampleDatabase()
         # under the secondary key: Hypothesis does not shrink again what it replays from the primary one
         scratch.save(key + SECONDARY, value)
+        notes: list[str]
         fn, notes = self.fn, []
         args = {name: v for name, v in self.params.items() if name != "self"}  # a method is bound already
 

@@ -78,7 +78,7 @@ def mutant_plan(index: int) -> list[Any] | None:
         state = hosted.state()
         program = state.program
         assert program is not None
-        payload = program.payload(index)
+        payload = program.payload(index)  # type: ignore[union-attr]  # a Program: props hosts get no catalog
         plan = None
         if payload.kind == "swap" and payload.module in state.swaps:  # not in swaps: it cannot be imported here
             original, mutated = payload.codes()
@@ -100,10 +100,10 @@ def _probed(fresh: bool = False) -> tuple[dict[str, list[Any]], Any, CoverageMap
         state = hosted.state()
         program = state.program
         assert program is not None
-        recorder = program.probe_recorder()
+        recorder = program.probe_recorder()  # type: ignore[union-attr]  # a Program: props hosts get no catalog
         functions = recorder.functions()
         coverage = CoverageMap(branch=False)
-        sources = program.instrumented_sources()
+        sources = program.instrumented_sources()  # type: ignore[union-attr]  # a Program: props hosts get no catalog
         plans = {}
         for info in program.target.modules:
             swap = state.swaps.get(info.name)

@@ -122,11 +122,11 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
             left = shrink_time()
             shrunk = handle.shrink(*found, settings, left) if found is not None and left > 0 else None
         if found is not None:
-            key, value = found
+            db_key, value = found
             if shrunk is not None:
                 (value, representation), serialized = shrunk, shrunk[0]
             if database is not None:
-                database.save(key, value)
+                database.save(db_key, value)
                 saved = True
         kills[index] = {"reason": kill.reason, "trial": kill.trial, "buffer": serialized.hex(),
                         "example": handle.example_line(representation), "saved": saved}

@@ -79,7 +79,7 @@ def _timed(inner: Callable[..., Any]) -> Callable[..., Any]:
                 # an example cannot end the whole test's time early: at least a tick is left for its alarm
                 signal.setitimer(signal.ITIMER_REAL, max(whole - (time.monotonic() - start), 1e-3))
 
-    example._mu2py_timed = True  # type: ignore[attr-defined]
+    example._mu2py_timed = True  # type: ignore[attr-defined]  # a marker attribute on the function
     return example
 
 
@@ -91,7 +91,7 @@ def timed_examples(items: Iterable[Any]) -> int:
         inner = getattr(handle, "inner_test", None)
         if inner is None or getattr(inner, "_mu2py_timed", False):
             continue
-        handle.inner_test = _timed(inner)
+        handle.inner_test = _timed(inner)  # type: ignore[union-attr]  # not None: it has an inner_test
         wrapped += 1
     return wrapped
 

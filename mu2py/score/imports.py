@@ -140,7 +140,7 @@ class ImportGraph:
         return self._bindings[module, name]
 
     def _find_bindings(self, module: str, name: str) -> list[tuple[str, str]]:
-        found = []
+        found: list[tuple[str, str]] = []
         for other in self.facts.values():
             if other.name == module:
                 continue

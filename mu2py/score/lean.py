@@ -45,7 +45,7 @@ _verdicts: dict[Any, bool] = {}  # per item: whether it may run lean (decided on
 
 def _plugin_module(plugin: Any) -> str:
     """The module a plugin (a module or an instance) comes from."""
-    return getattr(plugin, "__name__", None) if inspect.ismodule(plugin) else type(plugin).__module__
+    return getattr(plugin, "__name__", None) if inspect.ismodule(plugin) else type(plugin).__module__  # type: ignore[return-value]  # a module has a __name__
 
 
 def _decide(item: Any) -> bool:
@@ -148,7 +148,7 @@ def call(item: Any, decisive: bool = False) -> str:
     try:
         with filters_of(item):
             if type(item) is TestCaseFunction:  # as `_decide` told them apart
-                return lean_case(item.parent.obj, item.name, decisive)
+                return lean_case(item.parent.obj, item.name, decisive)  # type: ignore[union-attr]  # its parent: the class
             params = item.callspec.params if hasattr(item, "callspec") else {}
             return lean_call(item.obj, {name: params[name] for name in item._fixtureinfo.argnames})
     except (Skipped, XFailed):

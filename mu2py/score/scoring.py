@@ -54,8 +54,8 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             # nothing to judge (no mutant on a changed line, an empty shard): no need to run the suite at all
             state.verdicts = dict.fromkeys(range(len(program.mutants)), OUT_OF_SCOPE)
             state.seconds = time.perf_counter() - start
-            progress = on_progress or (lambda s, phase: None)
-            progress(state, "done")
+            report = on_progress or (lambda s, phase: None)
+            report(state, "done")
             return state
     cache = VerdictCache(config.cache)
     hashes = {m.name: m.source_hash for m in program.target.modules}

@@ -61,7 +61,7 @@ def baseline(unit: dict[str, Any]) -> dict[str, Any]:
         vars(swap.module).update(functions)
         probed = compile(sources[info.name], info.file, "exec", dont_inherit=True)
         unprobed.extend(f"{info.name}:{q}" for q in swap.apply_best_effort(probed))
-    tests = []
+    tests: list[dict[str, Any]] = []
     state.opened = set()
     # the probes' functions are bound in the modules: each test starts from these bindings
     try:
@@ -180,8 +180,10 @@ def _apply(state: hosted.Host, swap: CodeSwap, m: Any, code: Any) -> None:
         swap.apply(kept)
 
 
-def _run_tests(state: hosted.Host, tests: list[tuple[str, float]], survived: dict[str, Any]) -> dict[str, Any]:
-    """Run `tests` (node id, timeout) until one fails or times out; `survived` is the verdict if none does.
+def _run_tests(state: hosted.Host, tests: list[tuple[str, float, int | None]],
+               survived: dict[str, Any]) -> dict[str, Any]:
+    """Run `tests` (node id, timeout, position) until one fails or times out; `survived` is the verdict if
+    none does.
 
     Each test starts from the module bindings the mutant left (see `hosted.fresh_start`), whatever ran before it:
     the order of a unit's tests (killers first) follows this worker's history, and must not decide the verdict.

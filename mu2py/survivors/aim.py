@@ -86,7 +86,7 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
                     found.infected[ids[index]] += 1
         return result, reached, infected
 
-    analysis.run_original = counted  # type: ignore[method-assign]
+    analysis.run_original = counted  # type: ignore[method-assign]  # counted for this analysis only, on purpose
     try:
         result = fuzzer.run()
     except UserError as exc:

@@ -84,7 +84,7 @@ def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
 
 def _lambda_bindings(body: list[ast.stmt]) -> list[tuple[str, ast.stmt, ast.Lambda]]:
     """(name, assignment, lambda) of each `name = lambda ...` (or `name: T = lambda ...`) in a block."""
-    found = []
+    found: list[tuple[str, ast.stmt, ast.Lambda]] = []
     for node in _statements(body):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
             target: ast.expr = node.targets[0]
@@ -144,7 +144,7 @@ def _named(body: list[ast.stmt], name: str, line: int) -> ast.stmt | None:
     named = [n for n in _statements(body)
              if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name]
     holding = [n for n in named if n.lineno <= line <= (n.end_lineno or n.lineno)]
-    return (holding or named or [None])[-1]
+    return (holding or named or [None])[-1]  # type: ignore[list-item]  # [None]: no such def or class
 
 
 def callable_of(scope: str, line: int, column: int | None, tree: ast.Module | None) -> tuple[str | None, str]:
@@ -157,12 +157,13 @@ def callable_of(scope: str, line: int, column: int | None, tree: ast.Module | No
     does not show), `function_of_scope` decides.
     """
     if tree is not None:
+        prefix: list[str]
         body, prefix = tree.body, []
         for part in scope.split("."):
             if part == "<lambda>":
                 bound = [name for name, _, fn in _lambda_bindings(body) if _spans(fn, line, None)]
                 exact = [name for name, _, fn in _lambda_bindings(body) if _spans(fn, line, column)]
-                name = (exact or bound or [None])[0]
+                name = (exact or bound or [None])[0]  # type: ignore[list-item]  # [None]: no binding
                 if name is None:
                     return None, "in a lambda bound to no name"
                 return ".".join([*prefix, name]), ""

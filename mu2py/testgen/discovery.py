@@ -110,7 +110,7 @@ def discover(spec: str, *, constants: bool = True) -> tuple[list[FunctionSpec], 
         kinds = dict(public_methods(cls)) if isinstance(cls, type) else {}
         if attr not in kinds:
             raise UserError(f"no public method {function!r} in module {root!r}")
-        return [infer_method(cls.__module__, cls, attr, kinds[attr], constants=constants)], []  # type: ignore[union-attr]
+        return [infer_method(cls.__module__, cls, attr, kinds[attr], constants=constants)], []  # type: ignore[arg-type]  # a class: kinds is empty otherwise
     if function is not None and isinstance(getattr(import_module(root), function, None), type):
         cls = getattr(import_module(root), function)
         return [infer_method(cls.__module__, cls, attr, kind, constants=constants)
@@ -124,7 +124,7 @@ def discover(spec: str, *, constants: bool = True) -> tuple[list[FunctionSpec], 
         if home != root and getattr(sys.modules.get(home), function, None) is fn:
             # mutate where the function is written, not the module that re-exports it
             note = f"{root}:{function} is defined in {home}: fuzzing it there"
-            return [infer(home, function, fn, constants=constants)], [note]
+            return [infer(home, function, fn, constants=constants)], [note]  # type: ignore[arg-type]  # not None (checked above); mypy loses that at `is fn`
         return [infer(root, function, fn, constants=constants)], []
     names, notes = module_names(root)
     found = []

@@ -34,7 +34,7 @@ def resolve_key(path: str) -> Callable[[Any], Any]:
     fn = getattr(import_module(module), name, None)
     if not callable(fn):
         raise UserError(f"output key {path} is not a function")
-    return fn  # type: ignore[no-any-return]
+    return fn
 
 
 def bind(module: types.ModuleType, name: str, positional: tuple[str, ...], key: str | None,

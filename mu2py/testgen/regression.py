@@ -53,7 +53,7 @@ def split_budget(trials: int | None, seconds: float | None, functions: int,
 
     per_trials = split_trials(trials, functions)
     if trials is not None:
-        per_trials = [max(1, t) for t in per_trials]  # type: ignore[type-var]
+        per_trials = [max(1, t) for t in per_trials]  # type: ignore[type-var]  # no None when trials is set
     per_seconds = None
     if seconds is not None:
         per_seconds = seconds * min(workers, functions) / functions

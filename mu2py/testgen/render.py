@@ -79,8 +79,8 @@ def literal(value: Any, depth: int = 0) -> str | None:
         if any(i is None for i in items):
             return None
         if type(value) is list:
-            return "[" + ", ".join(items) + "]"  # type: ignore[arg-type]
-        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"  # type: ignore[arg-type]
+            return "[" + ", ".join(items) + "]"  # type: ignore[arg-type]  # no None among them: checked above
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"  # type: ignore[arg-type]  # no None among them: checked above
     if type(value) is dict:
         pairs = [(literal(k, depth + 1), literal(v, depth + 1)) for k, v in value.items()]
         if any(k is None or v is None for k, v in pairs):
@@ -90,7 +90,7 @@ def literal(value: Any, depth: int = 0) -> str | None:
         items = [literal(v, depth + 1) for v in value]
         if any(i is None for i in items):
             return None
-        return "{" + ", ".join(sorted(items)) + "}" if items else "set()"  # type: ignore[arg-type]
+        return "{" + ", ".join(sorted(items)) + "}" if items else "set()"  # type: ignore[arg-type]  # no None among them: checked above
     return None
 
 
@@ -147,7 +147,7 @@ def pretty(value: Any, indent: int, width: int = WIDTH, first: int = 0) -> str:
         items = [pretty(v, indent + 4, width) for v in value]
         if kind is set:
             items.sort()
-        opening, closing = {list: "[]", tuple: "()", set: "{}"}[kind]
+        opening, closing = {list: "[]", tuple: "()", set: "{}"}[kind]  # type: ignore[index, str-unpack]  # 2 characters
         return opening + "\n" + "".join(f"{pad}{item},\n" for item in items) + end + closing
     if kind is dict and value:
         lines = []
@@ -260,7 +260,7 @@ def _call(spec: FunctionSpec, mod: ModuleWriter) -> tuple[list[str], str]:
 def _param(parts: list[tuple[Any, str | None]], case_id: str, comment: str) -> list[str]:
     """A `pytest.param(...)` entry on one line, or one part per line when that is too long."""
     texts = [ref if ref is not None else literal(v) for v, ref in parts]
-    one = f"        pytest.param({', '.join(texts)}, id={case_id!r}),"  # type: ignore[arg-type]
+    one = f"        pytest.param({', '.join(texts)}, id={case_id!r}),"  # type: ignore[arg-type]  # the parts' values all have a literal
     lines = [f"        # {comment}"] if comment else []
     if len(one) <= WIDTH:
         return [*lines, one]

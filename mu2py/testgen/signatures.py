@@ -276,7 +276,7 @@ def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: boo
                                         bound=spec.name))
     init_override = REGISTRY.get(f"{module}.{cls.__name__}")
     init_notes: list[str] = []
-    init = _arguments(cls, init_override, pool, init_notes, hints_of=cls.__init__)  # type: ignore[misc]
+    init = _arguments(cls, init_override, pool, init_notes, hints_of=cls.__init__)  # type: ignore[misc]  # mypy refuses reading __init__ off a class
     if isinstance(init, str):
         spec.skipped = f"its instance cannot be built: {init}"
         return spec
