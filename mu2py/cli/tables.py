@@ -24,7 +24,7 @@ from mu2py.errors import UserError
 def command_parser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
     """The subparser of `command`."""
     [sub] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    return sub.choices[command]  # type: ignore[no-any-return]  # argparse types its choices loosely
+    return sub.choices[command]
 
 
 def options(sub: argparse.ArgumentParser) -> dict[str, argparse.Action]:

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from mu2py.cli.main import main
-
 from mu2py.score.reports import summary_percent
 
 # the plugin's code is the same on every Python: its end-to-end runs (each scores a suite) run once, on 3.11
