@@ -15,6 +15,7 @@ from rich.console import Console
 
 from mu2py.cli.argtypes import add_project_arguments
 from mu2py.cli.progress import Meter
+from mu2py.mutants.model import one_line
 from mu2py.steps import Step
 from mu2py.survivors import DEFAULT_TIME  # the workflow itself (libcst, pytest) is imported when the command runs
 
@@ -76,7 +77,8 @@ def _summary(console: Console, result: KillResult, root: Path, show: int) -> Non
         console.print(f"likely equivalent (reached and infected by fuzzing, never killed), most evidence first; "
                       f"{result.unreached} survivors fuzzing never reached are left out:", highlight=False)
         for e in result.likely[:show]:
-            console.print(f"  {_rel(e.file, root)}:{e.line} {e.original} → {e.mutated} (reached by {e.reached} "
+            change = f"{one_line(e.original)} → {one_line(e.mutated)}"
+            console.print(f"  {_rel(e.file, root)}:{e.line} {change} (reached by {e.reached} "
                           f"inputs, infected by {e.infected}, ran {e.runs} times, never killed)", highlight=False)
     console.print("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in result.phases.items()), highlight=False)
 

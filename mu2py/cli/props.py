@@ -16,6 +16,7 @@ from rich.table import Table
 from mu2py.cli.argtypes import add_project_arguments, count, parse_duration, positive_int
 from mu2py.cli.progress import Meter
 from mu2py.errors import UserError
+from mu2py.mutants.model import one_line
 from mu2py.steps import Step
 
 
@@ -50,7 +51,8 @@ def print_report(console: Console, report: dict[str, Any], show: int = 10) -> No
                           "kills:", markup=True)
             for mid in e["survivors"][:show]:
                 m = mutants[mid]
-                console.print(f"    {m['file']}:{m['line']} {m['original']} → {m['mutated']}", markup=False)
+                change = f"{one_line(m['original'])} → {one_line(m['mutated'])}"
+                console.print(f"    {m['file']}:{m['line']} {change}", markup=False)
             if len(e["survivors"]) > show:
                 console.print(f"    ... and {len(e['survivors']) - show} more (--json for all)")
     for bug in report["bugs"]:

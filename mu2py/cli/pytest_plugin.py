@@ -179,6 +179,7 @@ def summary_lines(result: ScoreResult, width: int, hint: bool = True) -> list[st
     from rich.console import Console
 
     from mu2py.cli.score import score_line, summary_table, survivor_note, time_line
+    from mu2py.mutants.model import one_line
     from mu2py.score.reports import nothing_judged
 
     report: Any  # an api.Report (dict[str, object]), read here by its known keys
@@ -198,7 +199,8 @@ def summary_lines(result: ScoreResult, width: int, hint: bool = True) -> list[st
     for m in survivors[:SURVIVORS_SHOWN]:
         where = Path(m["file"])
         shown = where.relative_to(root) if where.is_relative_to(root) else where
-        lines.append(f"  {shown}:{m['line']} {m['original']} → {m['mutated']} ({survivor_note(m)}) [{m['id']}]")
+        change = f"{one_line(m['original'])} → {one_line(m['mutated'])}"
+        lines.append(f"  {shown}:{m['line']} {change} ({survivor_note(m)}) [{m['id']}]")
     if len(survivors) > SURVIVORS_SHOWN:
         lines.append(f"  ... and {len(survivors) - SURVIVORS_SHOWN} more survivors (mu2py score --html for all)")
     lines.append(score_line(s))

@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from mu2py.mutants.model import one_line
+
 
 def print_mutation_report(console: Console, report: dict[str, Any], *, max_rows: int = 40,
                           more: str = "use --json for all", survivors: bool = True) -> None:
@@ -32,8 +34,8 @@ def print_mutation_report(console: Console, report: dict[str, Any], *, max_rows:
         for col in ("id", "reached", "original", "mutated"):
             table.add_column(col, overflow="fold")
         for m in alive[:max_rows]:
-            table.add_row(escape(m["id"]), "yes" if m.get("reached") else "no", escape(m["original"]),
-                          escape(m["mutated"]))
+            table.add_row(escape(m["id"]), "yes" if m.get("reached") else "no", escape(one_line(m["original"])),
+                          escape(one_line(m["mutated"])))
         console.print(table, markup=True)
         if len(alive) > max_rows:
             console.print(f"... and {len(alive) - max_rows} more ({more})")

@@ -16,6 +16,7 @@ from rich.table import Table
 from mu2py.cli.argtypes import add_project_arguments, percent, positive_int
 from mu2py.cli.progress import Meter, below_fail_under
 from mu2py.errors import UserError
+from mu2py.mutants.model import one_line
 from mu2py.score.reports import nothing_judged, score_percent, summary_percent
 from mu2py.score.scope import shard_arg
 
@@ -122,8 +123,8 @@ def _present(result: dict[str, Any], args: argparse.Namespace, root: Path, conso
         console.print("survivors, most worth a look first (reached by more tests, in functions the tests call, "
                       "messages last):", highlight=False)
     for m in survivors[: args.show]:
-        console.print(f"[bold]{escape(_rel(m['file'], root))}:{m['line']}[/bold] {escape(m['original'])} → "
-                      f"{escape(m['mutated'])} ({escape(survivor_note(m))})", markup=True, highlight=False)
+        console.print(f"[bold]{escape(_rel(m['file'], root))}:{m['line']}[/bold] {escape(one_line(m['original']))} → "
+                      f"{escape(one_line(m['mutated']))} ({escape(survivor_note(m))})", markup=True, highlight=False)
     if len(survivors) > args.show:
         console.print(f"... and {len(survivors) - args.show} more survivors (--json or --html for all)")
     if nothing:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import time
 import types
@@ -17,7 +18,7 @@ from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.engine.payload import ModuleLayout, Payload
 from mu2py.errors import UserError
 from mu2py.mutants.instrument import instrument
-from mu2py.mutants.model import Mutant
+from mu2py.mutants.model import Mutant, one_line
 from mu2py.mutants.operators import FoundMutation, ParsedModule, apply_mutation, find_mutations
 from mu2py.mutants.probes import ProbeRecorder, SiteTable, binary_op, compare_op, inplace_ops
 from mu2py.mutants.sites import Site, find_sites
@@ -31,8 +32,30 @@ class _Entry:
     found: FoundMutation
 
 
-def _one_line(code: str) -> str:
-    return " ".join(code.split())
+def _located(source: str, line_starts: list[int], found: FoundMutation) -> tuple[int, int, int, int, str, str]:
+    """(line, column, end line, end column, original, mutated) as a report gives them: the node's verified text
+    span without the whitespace around it (a comparison's operator carries the space before it), so that the
+    original is exactly the source there; without a verified span, libcst's position and texts on one line."""
+    if found.span is None:
+        return (found.line, found.column, found.end_line, found.end_column, one_line(found.original_code),
+                one_line(found.mutated_code))
+    start, end = found.span
+    text = source[start:end]
+    lead, trail = len(text) - len(text.lstrip()), len(text) - len(text.rstrip())
+    mutated = found.mutated_code
+    # libcst keeps the node's own whitespace in the mutated code too: the same is cut from it
+    if lead and mutated.startswith(text[:lead]):
+        mutated = mutated[lead:]
+    if trail and mutated.endswith(text[len(text) - trail:]):
+        mutated = mutated[:len(mutated) - trail]
+    start, end = start + lead, end - trail
+
+    def at(offset: int) -> tuple[int, int]:
+        row = bisect.bisect_right(line_starts, offset) - 1
+        return row + 1, offset - line_starts[row]
+
+    (line, column), (end_line, end_column) = at(start), at(end)
+    return line, column, end_line, end_column, source[start:end], mutated
 
 
 @functools.lru_cache(maxsize=64)
@@ -64,15 +87,21 @@ def discover(target: Target, skip_patterns: tuple[str, ...] = ()) -> tuple[
         sites[info.name] = module_sites
         seen: dict[str, int] = {}
         site_of = {id(m): s for s in module_sites for m in s.mutations}
+        line_starts = [0]
+        for text in info.source.splitlines(keepends=True):
+            line_starts.append(line_starts[-1] + len(text))
         for found in pm.mutations:
             base = f"{info.name}:{found.line}:{found.column}:{found.operator}"
             seen[base] = seen.get(base, 0) + 1
             mid = base if seen[base] == 1 else f"{base}#{seen[base]}"
             site = site_of[id(found)]
+            # the id keeps libcst's position (ids are stable across versions of this code): the report's
+            # location is the source text's
+            line, column, end_line, end_column, original, mutated = _located(info.source, line_starts, found)
             mutant = Mutant(
-                id=mid, module=info.name, file=info.file, line=found.line, column=found.column,
-                end_line=found.end_line, end_column=found.end_column, operator=found.operator,
-                original=_one_line(found.original_code), mutated=_one_line(found.mutated_code),
+                id=mid, module=info.name, file=info.file, line=line, column=column,
+                end_line=end_line, end_column=end_column, operator=found.operator,
+                original=original, mutated=mutated,
                 scope=site.scope, site=site_base + site.index, at_import=not site.per_call,
             )
             mutants.append(mutant)

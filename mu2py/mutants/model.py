@@ -15,6 +15,11 @@ class Mutant:
     share a site); `scope` is the qualified name of the enclosing function, or `<module>`
     at top level; `at_import` is True for code that runs when the module is imported
     (module and class bodies, default values), which is never pruned per input.
+
+    Invariant: where the mutated node's text could be found in the source (nearly always), `original` is
+    exactly the source text from (`line`, `column`) to (`end_line`, `end_column`) (lines from 1, columns
+    from 0, end exclusive), its line breaks and the parentheses around the node included, and `mutated` is
+    what replaces it there; `one_line` shows either on one line.
     """
 
     id: str
@@ -34,3 +39,8 @@ class Mutant:
     def to_json(self) -> dict[str, Any]:
         """The JSON shape shared by `mu2py mutants --json`, `mutate --json` and mutants.json."""
         return asdict(self)
+
+
+def one_line(code: str) -> str:
+    """A mutant's text on one line, as a table or a summary line shows it (whitespace runs as one space)."""
+    return " ".join(code.split())

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from mu2py.mutants.model import one_line
 from mu2py.score.mte import ELEMENTS_VERSION, score_document
 from mu2py.score.reports import relative, summary_percent
 from mu2py.store.atomic import write_atomic
@@ -74,8 +75,8 @@ def _triage(report: dict[str, Any], root: Path, shown: dict[str, str]) -> str:
         if rel in shown:
             link = "/".join(quote(part, safe="") for part in shown[rel].split("/"))
             place = f"<a href='#mutant/{escape(link)}'>{place}</a>"
-        rows.append(f"<tr><td>{rank}</td><td>{place}</td><td><code>{escape(m['original'])}</code> → "
-                    f"<code>{escape(m['mutated'])}</code></td><td>{escape('; '.join(why))}</td></tr>")
+        rows.append(f"<tr><td>{rank}</td><td>{place}</td><td><code>{escape(one_line(m['original']))}</code> → "
+                    f"<code>{escape(one_line(m['mutated']))}</code></td><td>{escape('; '.join(why))}</td></tr>")
     if not rows:
         return "<p>No survivors.</p>"
     return (f"<details><summary>{len(rows)} survivors, most worth a look first</summary><p>Survivors, most worth a "
