@@ -189,9 +189,9 @@ class Raised:
 
 
 class DaskExecutor:
-    """Runs units as Dask tasks (see the module docstring)."""
+    """Runs units as Dask tasks (see the module docstring); `needs` names modules to `ship` before any task."""
 
-    def __init__(self, address: str, *, retries: int = 2) -> None:
+    def __init__(self, address: str, *, retries: int = 2, needs: Iterable[str] = ()) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:
@@ -213,6 +213,7 @@ class DaskExecutor:
                 raise UserError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
         self.workers = max(1, len(self.client.scheduler_info()["workers"]))
         self.shipped: dict[str, str] = {}  # content hash -> the zip's name on the workers
+        self.ship(needs)
 
     def ship(self, modules: Iterable[str]) -> list[str]:
         """Send the client-side modules that `modules` (dotted names) need to every worker, now and joining later.
@@ -296,8 +297,10 @@ class DaskExecutor:
         self.close()
 
 
-def executor_for(workers: int, cluster: str | None, **local: Any) -> InProcess | Processes | DaskExecutor:
-    """The executor a command asked for: a Dask cluster, local worker processes, or this process."""
+def executor_for(workers: int, cluster: str | None, *, needs: Iterable[str] = (),
+                 **local: Any) -> InProcess | Processes | DaskExecutor:
+    """The executor a command asked for: a Dask cluster (shipped the modules `needs` names: see `DaskExecutor.ship`),
+    local worker processes, or this process."""
     if cluster:
-        return DaskExecutor(cluster)
+        return DaskExecutor(cluster, needs=needs)
     return executor(workers, **local)
