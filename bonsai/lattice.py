@@ -112,7 +112,8 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
     package).  Finished nodes of an earlier run into `out` are read back, not run (`progress` says how
     many); each line `progress` hears is a `mu2py.steps.Step` counting the nodes done of all.  `cluster`: an
     executor with `map_unordered` (e.g. `mu2py.engine.cluster.DaskExecutor`) that runs the nodes of a
-    generation; nodes then need nothing of this machine but the installed packages.  `warn`
+    generation; nodes then need nothing of this machine but the installed packages (the grammar travels as text,
+    the target's modules from this machine's folders are shipped: see `DaskExecutor.ship`).  `warn`
     hears when coverage cannot grow (target code slipcover cannot see) or stayed 0.  The target's warnings
     are never shown: the summary's `target_warnings` counts them by category (every node's and the warm-up's).
     Raises ValueError for bounds under 1, GrammarLoadError for a grammar that cannot be used,
@@ -133,6 +134,9 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
                       len(graph), "nodes"))
     corpora: dict[Node, list[tuple[int, ...]]] = {}
     stats: dict[Node, NodeStats] = {}
+    if cluster is not None and hasattr(cluster, "ship"):
+        # modules of the client's folders (a target module in the current directory) travel with the job
+        cluster.ship([split_spec(target_spec)[0], *modules])
     runner = NodeRunner(workers, cluster)
     try:
         for generation in nx.topological_generations(graph):

@@ -123,7 +123,8 @@ def run_run(args: argparse.Namespace) -> int:
 
             cluster = DaskExecutor(args.cluster)
             say(f"Dask dashboard: {cluster.dashboard}")
-        # a cluster's workers read the grammar by the path the client gives (their working directory is theirs)
+        # the grammar travels as text; one that %imports its neighbours is read by this path (a worker's working
+        # directory is its own)
         grammar = str(Path(args.grammar).resolve()) if cluster is not None else args.grammar
         with _meter(args, seconds) as meter:
             summary = run_lattice(

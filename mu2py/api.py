@@ -329,7 +329,9 @@ def mutate(target: str, *, inputs: Sequence[PathLike] = (), values: Sequence[str
             from mu2py.engine.cluster import executor_for
             from mu2py.feedback.shards import mutate_sharded
 
-            with executor_for(workers, cluster) as pool:
+            # the driver's and mutated modules, when they come from this machine's folders, travel with the job
+            needs = [resolved.driver.module, *(m.name for m in resolved.modules)]
+            with executor_for(workers, cluster, needs=needs) as pool:
                 note = f"Dask dashboard: {pool.dashboard}" if cluster else None  # type: ignore[union-attr]  # a DaskExecutor when `cluster` is set
                 say(MutateProgress(0, len(loaded), 0, sharded=True, note=note))
                 shards = 4 * max(pool.workers, 1)  # a few shards per worker: a slow shard does not idle the rest
@@ -556,8 +558,10 @@ def _fuzz_parallel(target: str, prefixes: tuple[str, ...] | None, config: FuzzCo
     executor = None
     if cluster:
         from mu2py.engine.cluster import DaskExecutor
+        from mu2py.target.driver import split_spec
 
-        executor = DaskExecutor(cluster)
+        # the target's modules, when they come from this machine's folders, travel with the job
+        executor = DaskExecutor(cluster, needs=[split_spec(target)[0], *(prefixes or ())])
         say(FuzzProgress("dashboard", f"Dask dashboard: {executor.dashboard}"))
     try:
         say(FuzzProgress("campaigns", rows=({},) * workers))

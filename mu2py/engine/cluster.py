@@ -3,17 +3,30 @@
 `--cluster tcp://HOST:8786` joins a running scheduler; `--cluster local:N` starts a
 `LocalCluster` of N single-threaded worker processes on loopback.  Units and results
 travel as data (pickled by Dask); a worker needs the installed packages, and reads files by the
-paths the client resolved.  A unit whose worker dies is resubmitted by Dask itself (`retries`),
-and each index is yielded once; a unit that raises fails the whole map at once, with the
-exception's line (`WorkerError`): it would raise again on every retry.
+paths the client resolved.  Modules of the client's own folders that a unit needs (a target module in the
+current directory, not installed) travel with the job (`DaskExecutor.ship`).  A unit whose worker dies is
+resubmitted by Dask itself (`retries`), and each index is yielded once; a unit that raises fails the whole
+map at once, with the exception's line (`WorkerError`): it would raise again on every retry.
 Dask is optional: without it, `--cluster` says how to install it.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib
+import importlib.util
+import io
+import os
+import site
+import sys
+import sysconfig
+import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+import zipfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mu2py.engine.workers import InProcess, Lost, Processes, WorkerError, executor
@@ -22,20 +35,129 @@ from mu2py.errors import UserError
 INSTALL_HINT = "--cluster needs Dask: pip install 'mu2py[dask]' (or pip install 'dask[distributed]')"
 
 
+SHIP_PREFIX = "mu2py-ship-"
+"""Shipped modules travel as `mu2py-ship-<top-level name>-<content hash>.zip`."""
+
+_NEVER_SHIPPED = frozenset({"mu2py", "bonsai"})
+"""The toolkit itself: a worker has it installed (and a copy from the client would shadow it)."""
+
+
+def _installed_roots() -> list[Path]:
+    """Folders of the interpreter's standard library and installed packages: what a worker has without shipping."""
+    paths = sysconfig.get_paths()
+    roots = [paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths]
+    roots += site.getsitepackages() if hasattr(site, "getsitepackages") else []
+    roots.append(site.getusersitepackages())
+    return [Path(root).resolve() for root in roots]
+
+
+def shippable(module: str) -> Path | None:
+    """The file or package folder of `module`'s top-level module when a worker needs it shipped, else None.
+
+    Shipped: a module found in the client's own folders (its current directory, PYTHONPATH entries); not a
+    module of the standard library or installed packages, nor the toolkit itself, nor one not found here.
+    """
+    top = module.partition(".")[0]
+    if not top or top in _NEVER_SHIPPED:
+        return None
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):  # a broken or odd module: the task will say so, in one line
+        return None
+    if spec is None or not spec.has_location or not spec.origin:
+        return None  # built in, frozen, or a namespace package spread over folders
+    origin = Path(spec.origin).resolve()
+    path = origin.parent if spec.submodule_search_locations is not None else origin
+    if any(path.is_relative_to(root) for root in _installed_roots()):
+        return None
+    return path
+
+
+def pack(path: Path) -> bytes:
+    """A zip of the module file or package folder `path` (under its own name), the same bytes for the same
+    content: no timestamps, entries in order, no bytecode caches."""
+    if path.is_dir():
+        files = sorted(f for f in path.rglob("*") if f.is_file() and "__pycache__" not in f.parts
+                       and f.suffix not in (".pyc", ".pyo"))
+    else:
+        files = [path]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file in files:
+            info = zipfile.ZipInfo(file.relative_to(path.parent).as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, file.read_bytes())
+    return buffer.getvalue()
+
+
+_UNPACK_LOCK = threading.Lock()
+
+
+def unpacked(names: Sequence[str]) -> list[str]:
+    """The folders (for sys.path) of the shipped zips `names` in this Dask worker's local directory, unpacked once.
+
+    Unpacked rather than imported from the zip: the modules' source files are then real files, which coverage
+    and mutation read as they do locally.
+    """
+    from distributed import get_worker
+
+    base = Path(get_worker().local_directory)
+    folders = []
+    with _UNPACK_LOCK:  # threads of one worker: one unpacks, the others find the folder
+        for name in names:
+            folder = base / name.removesuffix(".zip")
+            if not folder.is_dir():
+                scratch = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=base))
+                with zipfile.ZipFile(base / name) as archive:
+                    archive.extractall(scratch)
+                os.replace(scratch, folder)  # whole or not at all, should the worker die meanwhile
+            folders.append(str(folder))
+    return folders
+
+
+def on_path(folders: Sequence[str], fn: Callable[[Any], Any], unit: Any) -> Any:
+    """`fn(unit)` with `folders` first on sys.path (in the process that runs it)."""
+    added = [folder for folder in folders if folder not in sys.path]
+    if added:
+        sys.path[:0] = added
+        importlib.invalidate_caches()  # a finder that looked before the folder existed would miss it
+    return fn(unit)
+
+
+def _shipped_top(name: str) -> str:
+    """The top-level module a shipped zip's name is for (`mu2py-ship-mytarget-0123abcd.zip` -> `mytarget`)."""
+    return name.removeprefix(SHIP_PREFIX).rpartition("-")[0]
+
+
 _LOCAL: Processes | None = None
+_LOCAL_SHIPPED: dict[str, str] = {}  # top-level module -> the shipped zip the child may have imported it from
 _LOCAL_LOCK = threading.Lock()
 
 
-def in_local_process(payload: tuple[Callable[[Any], Any], Any]) -> Any:
+def in_local_process(payload: tuple[Any, ...]) -> Any:
     """Run `fn(unit)` in a child process of this Dask worker (kept for the next task).
 
     Dask runs tasks in threads, where SIGALRM timeouts cannot interrupt a looping mutant, and a
     crashing mutant would take the worker with it; the child has a main thread of its own and
-    dies alone.  A lost unit raises, so that Dask retries it elsewhere.
+    dies alone.  A lost unit raises, so that Dask retries it elsewhere.  The payload's third item, when
+    given, names shipped modules (see `DaskExecutor.ship`): the child finds them first on its sys.path.
     """
     global _LOCAL
-    fn, unit = payload
+    fn, unit, *rest = payload
+    shipped: Sequence[str] = rest[0] if rest else ()
     with _LOCAL_LOCK:  # one child per worker process: tasks of a multi-threaded worker take turns
+        if shipped:
+            try:
+                fn = functools.partial(on_path, unpacked(shipped), fn)
+            except OSError as exc:
+                return Raised(f"{type(exc).__name__}: shipped modules missing on this worker: {exc}")
+            stale = [name for name in shipped if _LOCAL_SHIPPED.get(_shipped_top(name), name) != name]
+            if stale and _LOCAL is not None:
+                # the child may hold another version of a module in sys.modules: a fresh child imports this one
+                _LOCAL.close()
+                _LOCAL = None
+                _LOCAL_SHIPPED.clear()
+            _LOCAL_SHIPPED.update({_shipped_top(name): name for name in shipped})
         if _LOCAL is None:
             _LOCAL = Processes(1, retries=0)
         try:
@@ -47,6 +169,11 @@ def in_local_process(payload: tuple[Callable[[Any], Any], Any]) -> Any:
     if isinstance(result, Lost):
         raise RuntimeError(f"unit lost in a worker's child process: {result.reason}")
     return result
+
+
+def _shipped_here(shipped: Sequence[str], fn: Callable[[Any], Any], unit: Any) -> Any:
+    """`fn(unit)` in the Dask worker's own process, the shipped modules first on its sys.path."""
+    return on_path(unpacked(shipped), fn, unit)
 
 
 @dataclass(frozen=True)
@@ -62,9 +189,9 @@ class Raised:
 
 
 class DaskExecutor:
-    """Runs units as Dask tasks (see the module docstring)."""
+    """Runs units as Dask tasks (see the module docstring); `needs` names modules to `ship` before any task."""
 
-    def __init__(self, address: str, *, retries: int = 2) -> None:
+    def __init__(self, address: str, *, retries: int = 2, needs: Iterable[str] = ()) -> None:
         try:
             from distributed import Client, LocalCluster
         except ImportError as exc:
@@ -85,6 +212,30 @@ class DaskExecutor:
             except OSError as exc:
                 raise UserError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
         self.workers = max(1, len(self.client.scheduler_info()["workers"]))
+        self.shipped: dict[str, str] = {}  # content hash -> the zip's name on the workers
+        self.ship(needs)
+
+    def ship(self, modules: Iterable[str]) -> list[str]:
+        """Send the client-side modules that `modules` (dotted names) need to every worker, now and joining later.
+
+        Only top-level modules found in the client's own folders travel (see `shippable`), each distinct content
+        once per client, named by its hash: a long-lived worker never confuses a changed module with a stale copy.
+        Tasks sent afterwards find them first on sys.path.  Returns the names of the zips shipped so far.
+        """
+        for path in dict.fromkeys(p for m in modules if (p := shippable(m)) is not None):
+            data = pack(path)
+            digest = hashlib.sha256(data).hexdigest()[:16]
+            if digest in self.shipped:
+                continue
+            name = f"{SHIP_PREFIX}{path.name.removesuffix('.py')}-{digest}.zip"
+            with tempfile.TemporaryDirectory(prefix="mu2py-ship-") as folder:
+                file = Path(folder) / name
+                file.write_bytes(data)
+                # load=False: importing the target in the worker's own process is the task's business, where an
+                # import error becomes the task's one-line error instead of a failed upload
+                self.client.upload_file(str(file), load=False)
+            self.shipped[digest] = name
+        return list(self.shipped.values())
 
     def share(self, value: Any) -> Any:
         """`value` sent once to every worker (a Dask future): tasks given it in their arguments (also inside a
@@ -108,8 +259,12 @@ class DaskExecutor:
         """
         from distributed import as_completed
 
+        shipped = tuple(self.shipped.values())
         if isolate:
-            futures = [self.client.submit(in_local_process, (fn, unit), pure=False, retries=self.retries)
+            futures = [self.client.submit(in_local_process, (fn, unit, shipped), pure=False, retries=self.retries)
+                       for unit in units]
+        elif shipped:
+            futures = [self.client.submit(_shipped_here, shipped, fn, unit, pure=False, retries=self.retries)
                        for unit in units]
         else:
             futures = [self.client.submit(fn, unit, pure=False, retries=self.retries) for unit in units]
@@ -142,8 +297,10 @@ class DaskExecutor:
         self.close()
 
 
-def executor_for(workers: int, cluster: str | None, **local: Any) -> InProcess | Processes | DaskExecutor:
-    """The executor a command asked for: a Dask cluster, local worker processes, or this process."""
+def executor_for(workers: int, cluster: str | None, *, needs: Iterable[str] = (),
+                 **local: Any) -> InProcess | Processes | DaskExecutor:
+    """The executor a command asked for: a Dask cluster (shipped the modules `needs` names: see `DaskExecutor.ship`),
+    local worker processes, or this process."""
     if cluster:
-        return DaskExecutor(cluster)
+        return DaskExecutor(cluster, needs=needs)
     return executor(workers, **local)

@@ -147,17 +147,20 @@ def test_fuzz_campaigns_on_cluster_equal_local(cluster, tmp_path):
 
 
 def test_a_node_raising_on_a_worker_fails_the_run_at_once_and_the_cluster_serves_on(cluster, tmp_path, monkeypatch):
-    """The client's directory holds the driver; the workers cannot import it: one error within seconds (not after
-    Dask's retries, or never: a worker's child pool kept the failed unit as busy), and the next run works."""
+    """The client's directory holds the driver, shipped to the workers, where importing it raises: one error within
+    seconds (not after Dask's retries, or never: a worker's child pool kept the failed unit as busy), and the next
+    run works."""
     from bonsai.bounds import Bounds
     from bonsai.lattice import run_lattice
     from mu2py.engine.workers import WorkerError
 
-    (tmp_path / "client_only_driver.py").write_text("import json\n\ndef parse(text):\n    return json.loads(text)\n")
-    monkeypatch.syspath_prepend(str(tmp_path))  # the client's sys.path only: the workers started before
+    (tmp_path / "client_only_driver.py").write_text(
+        f"import json\nimport os\n\nif os.getpid() != {os.getpid()}:\n    raise ImportError('for the client only')\n\n"
+        "def parse(text):\n    return json.loads(text)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))  # the client's sys.path only: the workers get the module shipped
     grammar = str(Path(__file__).resolve().parents[3] / "grammars" / "json.lark")
     started = time.monotonic()
-    with pytest.raises(WorkerError, match="no module named 'client_only_driver'"):
+    with pytest.raises(WorkerError, match="client_only_driver.*for the client only"):
         run_lattice(grammar, "client_only_driver:parse", Bounds(1, 1, 1), out=tmp_path / "bad", trials=5, seed=1,
                     cluster=cluster, targets=["json"])
     assert time.monotonic() - started < 60

@@ -3,80 +3,18 @@
 The sample's verdicts (import-time survivors with no test run and infinite loops among them) are
 the same as with `--workers 2`: a Dask worker's start-up (its hosted worker's spawn, imports, the
 suite's collection, the mutants' catalog) is never charged to a unit's deadline.  `--json` prints
-only the report on stdout; the dashboard link goes to stderr.
+only the report on stdout; the dashboard link goes to stderr.  The cluster is `dask_cluster` (tests/conftest.py).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 DATA = Path(__file__).resolve().parents[2] / "data"
-DASK = shutil.which("dask", path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
-
-pytestmark = pytest.mark.skipif(DASK is None, reason="the dask command line is not installed")
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """End `process` and everything in its process group (a worker's nannies and their children)."""
-    try:
-        os.killpg(process.pid, signal.SIGTERM)  # dask closes its workers on SIGTERM
-        process.wait(10)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        pass
-    try:
-        os.killpg(process.pid, signal.SIGKILL)  # whatever of the group is left
-    except ProcessLookupError:
-        pass
-    process.wait(5)
-
-
-@pytest.fixture(scope="module")
-def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The address of a scheduler on loopback with two single-threaded workers, all stopped afterwards."""
-    folder = tmp_path_factory.mktemp("dask")
-    address_file = folder / "scheduler.json"
-    started: list[subprocess.Popen] = []
-    logs = []
-
-    def start(*args: str, log: str) -> None:
-        out = open(folder / log, "w")  # closed by the finalizer
-        logs.append(out)
-        # a process group of its own: the finalizer ends the whole group, children included
-        started.append(subprocess.Popen([DASK, *args], cwd=folder, stdout=out, stderr=subprocess.STDOUT,
-                                        start_new_session=True))
-
-    try:
-        start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-              "--scheduler-file", str(address_file), log="scheduler.log")
-        deadline = time.monotonic() + 30
-        while not address_file.is_file() or not address_file.read_text().strip():
-            assert started[0].poll() is None, (folder / "scheduler.log").read_text()
-            assert time.monotonic() < deadline, "the scheduler did not start"
-            time.sleep(0.2)
-        time.sleep(0.2)  # the file is written at once, but read it whole
-        address = json.loads(address_file.read_text())["address"]
-        start("worker", address, "--nworkers", "2", "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard",
-              log="workers.log")
-        from distributed import Client
-
-        with Client(address, timeout="20s") as client:
-            client.wait_for_workers(2, timeout=60)
-        yield address
-    finally:
-        for process in reversed(started):
-            _stop(process)
-        for out in logs:
-            out.close()
 
 
 def _score(project: Path, *how: str) -> tuple[dict, str]:
