@@ -15,6 +15,7 @@ Invariants, as for `mu2py.api`: nothing is printed (progress goes to the optiona
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -208,4 +209,5 @@ def run(grammar: PathLike, target: str, *, bounds: Bounds | str | Sequence[int],
     finally:
         if executor is not None:
             executor.close()
-    return RunResult(summary, Path(out), warnings)
+    # as lattice.json holds it (JSON lists where the summary has tuples): the file and the result compare equal
+    return RunResult(json.loads(json.dumps(summary)), Path(out), warnings)
