@@ -1,4 +1,9 @@
-"""Bonsai fuzzing: bounded grammar generation (and, on top of it, lattice corpus growth)."""
+"""Bonsai fuzzing: bounded grammar generation (and, on top of it, lattice corpus growth).
+
+`bonsai.run` and `bonsai.sample` are the Python API (`bonsai.api`), loaded on first use.
+"""
+
+from typing import Any
 
 from bonsai.bounds import Bounds, Measure, measure
 from bonsai.generator import BoundedGenerator, Sample
@@ -18,4 +23,18 @@ __all__ = [
     "load_grammar",
     "measure",
     "render",
+    "run",
+    "sample",
 ]
+
+# the Python API (bonsai.api), one function per command: loaded on first use, as mu2py's jobs are
+_API = frozenset({"run", "sample"})
+
+
+def __getattr__(name: str) -> Any:
+    """`run` and `sample` from `bonsai.api`, imported when first asked for."""
+    if name in _API:
+        from bonsai import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'bonsai' has no attribute {name!r}")

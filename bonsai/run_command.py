@@ -7,7 +7,6 @@ import textwrap
 from pathlib import Path
 
 from bonsai.cli_args import (
-    EXIT_FAILURES,
     EXIT_INTERRUPTED,
     CliError,
     lattice_bounds_arg,
@@ -15,7 +14,6 @@ from bonsai.cli_args import (
     positive,
     say,
 )
-from bonsai.grammar import GrammarLoadError
 from mu2py.cli.progress import Meter, budget_seconds
 from mu2py.steps import Step
 
@@ -100,64 +98,49 @@ def _meter(args: argparse.Namespace, seconds: float | None) -> Meter:
 def _show(meter: Meter, line: str) -> None:
     """A line of the lattice's progress: printed (a node's, in a plain log, says when) and counted on the bar."""
     step = line if isinstance(line, Step) else Step(line)
+    if step.phase == "warning":
+        meter.say(f"bonsai: warning: {line}")
+        return
     if step.counts:  # the bar first: the line printed above it redraws the display
         meter.update(completed=step.done, total=step.total)
     meter.say(line, stamp=step.phase == "growing the lattice")
 
 
 def run_run(args: argparse.Namespace) -> int:
-    """Run the lattice and print per-node statistics, the final corpus and any failures; returns the exit status."""
-    from bonsai.lattice import run_lattice
+    """Run the lattice (`bonsai.api.run`) and print per-node statistics, the final corpus and any failures; returns
+    the exit status."""
+    from bonsai.api import run
     from bonsai.target import format_warning_counts
-    from mu2py.cli.argtypes import parse_duration
-    from mu2py.engine.workers import WorkerError
+    from mu2py.budget import parse_duration
     from mu2py.errors import UserError
 
     targets = _targets(args.targets)
     out = Path(args.out)
-    cluster = None
     try:
         seconds = parse_duration(args.node_time) if args.node_time else None
-        if args.cluster:
-            from mu2py.engine.cluster import DaskExecutor
-
-            cluster = DaskExecutor(args.cluster)
-            say(f"Dask dashboard: {cluster.dashboard}")
-        # the grammar travels as text; one that %imports its neighbours is read by this path (a worker's working
-        # directory is its own)
-        grammar = str(Path(args.grammar).resolve()) if cluster is not None else args.grammar
         with _meter(args, seconds) as meter:
-            summary = run_lattice(
-                grammar, args.target, args.bounds, trials=args.node_trials, seconds=seconds, seed=args.seed,
-                out=out, workers=args.workers, start=args.start, guidance=args.guidance,
-                progress=lambda line: _show(meter, line), cluster=cluster, targets=targets,
-                warn=lambda line: meter.say(f"bonsai: warning: {line}"),
-            )
-    except (UserError, GrammarLoadError) as exc:
+            result = run(args.grammar, args.target, bounds=args.bounds, out=out, node_trials=args.node_trials,
+                         node_time=seconds, seed=args.seed, workers=args.workers, cluster=args.cluster,
+                         start=args.start, guidance=args.guidance, targets=targets,
+                         progress=lambda line: _show(meter, line))
+    except UserError as exc:
         raise CliError(str(exc)) from None
-    except WorkerError as exc:
-        if cluster is None:
-            raise
-        # a node raised on a Dask worker (a module in this directory the worker cannot import): one line, now
-        raise CliError(f"{exc}; a worker needs the target importable and the grammar readable") from None
     except KeyboardInterrupt:
         say(f"bonsai: interrupted; finished nodes are kept in {out}/nodes: the same command resumes")
         return EXIT_INTERRUPTED
-    finally:
-        if cluster is not None:
-            cluster.close()
+    summary = result.summary
     final = summary["final"]
     print(f"final corpus: {final['inputs']} inputs, mean size {final['mean_size']} chars, "
           f"coverage {final['coverage']} lines+branches -> {out / 'final'}")
     if summary["target_warnings"]:
         # captured during each run (a flood of SyntaxWarnings from `compile` would bury the progress lines)
         print(f"target warnings: {format_warning_counts(summary['target_warnings'])} (captured, not shown)")
-    failures = summary["failures"]
+    failures = result.failures
     if not failures:
-        return 0
+        return result.exit_code
     kinds = f"{len(failures)} distinct exception{'s' if len(failures) > 1 else ''} by type and location"
     print(f"failures: the target raised on inputs, {kinds} (every failing input is in {out}/nodes/*/failures/):")
     for f in failures:
         message = " ".join(str(f.get("message", "")).split())[:200]
         print(f"  {f['exception']} at {f['location']}: {message} -> {f['input']}")
-    return EXIT_FAILURES
+    return result.exit_code

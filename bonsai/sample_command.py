@@ -5,20 +5,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import re
 import sys
 import tempfile
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
 
 from bonsai.cli_args import CliError, bounds_arg, non_negative
-from bonsai.generator import BoundedGenerator
-from bonsai.grammar import GrammarLoadError, load_grammar
+from mu2py.errors import UserError
 
-__all__ = ["BATCH", "DISTINCT_PATIENCE", "SEPARATOR", "add_sample_command", "run_sample", "split_inputs",
+__all__ = ["BATCH", "SEPARATOR", "add_sample_command", "run_sample", "split_inputs",
            "write_batch"]
 
 SEPARATOR = "# --- input {n} ---"
@@ -79,72 +76,51 @@ def add_sample_command(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_sample)
 
 
-DISTINCT_PATIENCE = 1000
-"""`sample --distinct` gives up after max(this, 10 x count) draws in a row that bring no new input."""
-
-
-def _inputs(gen: BoundedGenerator, rng: random.Random, count: int, distinct: bool) -> Iterator[str]:
-    """`count` generated texts (all different with `distinct`, which may stop early; a note then says why)."""
-    if not distinct:
-        for _ in range(count):
-            yield gen.generate(rng).text
-        return
-    seen: set[str] = set()
-    patience = max(DISTINCT_PATIENCE, 10 * count)
-    misses = 0
-    while len(seen) < count:
-        text = gen.generate(rng).text
-        if text in seen:
-            misses += 1
-            if misses >= patience:
-                print(f"bonsai: note: only {len(seen)} distinct inputs (no new one in {patience} draws): the "
-                      "bounds allow few; raise them for more", file=sys.stderr)
-                return
-            continue
-        misses = 0
-        seen.add(text)
-        yield text
+def _note(line: str) -> None:
+    print(f"bonsai: note: {line}", file=sys.stderr)
 
 
 def run_sample(args: argparse.Namespace) -> int:
-    """Carry out `bonsai sample`; returns the exit status."""
+    """Carry out `bonsai sample` (`bonsai.api.iter_samples`, streamed); returns the exit status."""
+    from bonsai.api import iter_samples
+
     idents = [t.strip() for t in args.idents.split(",") if t.strip()] if args.idents else None
-    try:
-        grammar = load_grammar(args.grammar, start=args.start, is_ident=idents)
-        gen = BoundedGenerator(grammar, args.bounds)
-    except GrammarLoadError as exc:
-        raise CliError(str(exc)) from None
-    rng = random.Random(args.seed)
     out_dir = Path(args.out) if args.out else None
-    if out_dir is not None:
-        try:
-            out_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise CliError(f"cannot create output directory {out_dir}: {exc.strerror or exc}") from None
+    inputs = iter_samples(args.grammar, bounds=args.bounds, count=args.count, seed=args.seed, start=args.start,
+                          idents=idents, distinct=args.distinct, check=args.check, progress=_note)
     stem = Path(args.grammar).stem
     batch: dict[Path, str] = {}
     warned = False
-    for n, text in enumerate(_inputs(gen, rng, args.count, args.distinct), start=1):
-        if args.check:
-            try:
-                grammar.parse(text)
-            except Exception as exc:  # noqa: BLE001 - any parse failure is reported the same way
-                write_batch(batch)  # the inputs before it are kept, as they would have been printed
-                raise CliError(f"input {n} does not parse: {' '.join(str(exc).split())[:200]}") from None
-        if out_dir is not None:
-            batch[out_dir / f"{stem}_{n:04d}.txt"] = text
-            if len(batch) >= BATCH:
-                write_batch(batch)
-        elif args.jsonl:
-            sys.stdout.write(json.dumps(text) + "\n")
-        else:
-            if not warned and _SEPARATOR_RE.search(text):
-                warned = True
-                print(f"bonsai: warning: input {n} holds a line like the separator '# --- input N ---', so "
-                      "the output cannot be split reliably: use --jsonl or --out", file=sys.stderr)
-            _emit(sys.stdout, n, text)
+    try:
+        for n, text in enumerate(inputs, start=1):
+            if n == 1 and out_dir is not None:
+                _make(out_dir)  # once the grammar loaded: a bad grammar leaves no folder behind
+            if out_dir is not None:
+                batch[out_dir / f"{stem}_{n:04d}.txt"] = text
+                if len(batch) >= BATCH:
+                    write_batch(batch)
+            elif args.jsonl:
+                sys.stdout.write(json.dumps(text) + "\n")
+            else:
+                if not warned and _SEPARATOR_RE.search(text):
+                    warned = True
+                    print(f"bonsai: warning: input {n} holds a line like the separator '# --- input N ---', so "
+                          "the output cannot be split reliably: use --jsonl or --out", file=sys.stderr)
+                _emit(sys.stdout, n, text)
+    except UserError as exc:
+        write_batch(batch)  # the inputs before a failing one are kept, as they would have been printed
+        raise CliError(str(exc)) from None
+    if out_dir is not None and not batch:
+        _make(out_dir)  # no input at all (--count 0): the folder is made all the same
     write_batch(batch)
     return 0
+
+
+def _make(out_dir: Path) -> None:
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(f"cannot create output directory {out_dir}: {exc.strerror or exc}") from None
 
 
 BATCH = 1000

@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from mu2py.target.driver import Driver, driver
 
-__all__ = ["Driver", "driver", "fuzz", "kill", "mutate", "score", "strategy_for"]
+__all__ = ["Driver", "corpus", "driver", "fuzz", "kill", "mutate", "props", "score", "strategy_for"]
 # the Python API (mu2py.api), one function per job: loaded on first use, so that `import mu2py` (every driver
 # module and every score worker does it) does not pay for it
-_API = frozenset({"score", "mutate", "fuzz", "kill"})
+_API = frozenset({"score", "mutate", "fuzz", "kill", "corpus", "props"})
 # jobs that share their name with a subpackage: importing `mu2py.score.config` binds `mu2py.score` to the package,
 # so the package itself is made callable (`JobPackage`) and is what `mu2py.score` always names
-_PACKAGES = frozenset({"score", "fuzz"})
+_PACKAGES = frozenset({"score", "fuzz", "props"})
 __version__ = "0.1.0"
 
 

@@ -1,4 +1,5 @@
-"""mu2py as a library: one function per job (`score`, `mutate`, `fuzz`, `kill`), each returning a typed result.
+"""mu2py as a library: one function per job (`score`, `mutate`, `fuzz`, `kill`, `corpus`, `props`), each returning a
+typed result.
 
 Each function takes the options of the command of the same name as keyword arguments (the same
 names, `-` as `_`, with the same defaults) and does what the command does, minus the printing:
@@ -41,9 +42,10 @@ if TYPE_CHECKING:  # importing the API does not import the engine: each job impo
     from mu2py.store.corpus import Entry
     from mu2py.survivors.kill import KillResult
     from mu2py.target.modules import Target
+    from mu2py.testgen.corpus import CorpusResult
 
-__all__ = ["FuzzProgress", "FuzzRunResult", "MutateProgress", "MutateResult", "ScoreProgress", "ScoreResult",
-           "fuzz", "kill", "mutate", "score"]
+__all__ = ["FuzzProgress", "FuzzRunResult", "MutateProgress", "MutateResult", "PropsResult", "ScoreProgress",
+           "ScoreResult", "corpus", "fuzz", "kill", "mutate", "props", "score"]
 
 PathLike = str | os.PathLike[str]
 # a report as the command's --json prints it: JSON values only (str, numbers, bools, None, lists, dicts)
@@ -601,3 +603,104 @@ def kill(root: PathLike = ".", *, package: str | None = None, paths: Sequence[st
     with running():
         return run_kill(options, progress or (lambda _: None))
 
+
+
+# --- corpus ----------------------------------------------------------------------------------------------------
+
+
+def corpus(package: str, *, trials: int | None = None, time: str | None = None, seed: int = 0,
+           out: PathLike = "mu2py-corpus", tests_out: PathLike | None = None, workers: int = 1,
+           strategies: str | None = None, suite: Sequence[str] | None = None, no_score: bool = False,
+           no_constants: bool = False, timeout: float | None = None,
+           progress: Callable[[str], None] | None = None) -> CorpusResult:
+    """Regression corpora for the public functions of `package` (`PKG[.module][:function]`) as pytest tests
+    (`mu2py corpus`; see `mu2py.testgen.corpus`).
+
+    The budget is `trials` (reproducible: the same seed gives the same test files) or `time` (`60s`, `5m`; default
+    60s), split evenly between the functions. The tests go to `tests_out` (default `OUT/tests`), the campaigns and
+    `report.json` to `out`; `suite` (the package's own test paths) is scored alone and with the written tests.
+    `progress` gets each step (a `mu2py.steps.Step`; the first and the one after writing carry the functions found
+    and their outcomes: `mu2py.testgen.corpus.Found`, `Written`).
+    """
+    from mu2py.testgen.corpus import CorpusOptions, run_corpus
+
+    options = CorpusOptions(target=package, trials=trials, time=time, seed=seed, out=Path(out),
+                            tests_out=Path(tests_out) if tests_out else None, workers=workers, strategies=strategies,
+                            suite=tuple(suite) if suite else None, no_score=no_score, no_constants=no_constants,
+                            timeout=timeout)
+    with running():
+        return run_corpus(options, progress or (lambda _: None))
+
+
+# --- props -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PropsResult:
+    """How a suite's `@given` tests fare under mutation: `report` is what `mu2py props --json` prints.
+
+    Invariants: every property's `killed` includes its `killed_default`; `weak` names the properties that reached
+    a mutant they never killed; `html` is the HTML report's index when one was asked for; `exit_code` is 0 (a
+    property failing on the original is reported in `report["bugs"]`, not an exit status).
+    """
+
+    report: Report
+    html: Path | None = None
+    exit_code: int = 0
+
+    @property
+    def killed(self) -> int:
+        """Mutants killed by the properties after fuzzing (the default runs' kills included)."""
+        return cast(int, _summary(self.report)["killed"])
+
+    @property
+    def reached(self) -> int:
+        """Mutants reached by the properties."""
+        return cast(int, _summary(self.report)["reached"])
+
+    @property
+    def weak(self) -> list[str]:
+        """The properties that reached some mutant and never killed it."""
+        return cast(list[str], _summary(self.report)["weak"])
+
+
+def props(root: PathLike = ".", tests: Sequence[str] = (), *, package: str | None = None,
+          paths: Sequence[str] | None = None, trials: int | None = None, time: str | float | None = None,
+          seed: int = 0, workers: int = 1, guidance: str = "mutation", per_input: int = 8, no_save: bool = False,
+          html: PathLike | None = None, progress: Callable[[str], None] | None = None) -> PropsResult:
+    """Score and strengthen the `@given` tests of a suite under mutation guidance (`mu2py props`; see
+    `mu2py.props.run`).
+
+    `tests` are test files or node ids (default: the whole suite); the budget is per test, one of `trials`
+    (reproducible) or `time`. `per_input` mutants run per fuzzed input (0: every infected one); `no_save` keeps the
+    killing inputs out of Hypothesis's example database; `html` is a folder for the HTML report. `progress` gets
+    each phase as a `mu2py.steps.Step` (its text the phase's name), and while fuzzing each test fuzzed.
+    """
+    from mu2py.props.run import PropsConfig, spec_for
+    from mu2py.props.run import props as run_props
+
+    if (time is None) == (trials is None):
+        raise UserError("give one budget per test: --trials N or --time DURATION")
+    if trials is not None:
+        _check_positive("--trials", trials)
+    _check_positive("--workers", workers)
+    _check_choice("--guidance", guidance, ("mutation", "coverage"))
+    if per_input < 0:
+        raise UserError(f"--per-input must be a non-negative integer, got {per_input!r}")
+    if html is not None:
+        from mu2py.store.atomic import ensure_writable
+
+        ensure_writable(Path(html))  # said now, not after the run
+    where = Path(root).resolve()
+    selected = list(tests)
+    spec = spec_for(where, package, list(paths) if paths else None, selected)
+    config = PropsConfig(trials=trials, seconds=_seconds(time), seed=seed, guidance=guidance, workers=workers,
+                         save=not no_save, per_input=per_input or None)
+    with running():
+        report = run_props(spec, config, selected, progress)
+    index = None
+    if html is not None:
+        from mu2py.props.html import write_html
+
+        index = write_html(report, Path(html))
+    return PropsResult(report, index)

@@ -1,60 +1,30 @@
-"""The `mu2py corpus` subcommand: mutation-guided regression corpora for a package's functions, as pytest tests.
+"""The `mu2py corpus` subcommand: its options, its progress display, its tables and closing lines.
 
-Steps, in order:
-
-1. find the public functions and the public methods of public classes (`mu2py.testgen.discovery`)
-   and infer an argument strategy for each; report every function left out and why;
-2. run each original twice on a few drawn inputs: a function whose runs differ cannot be its
-   own oracle and is left out (unless `strategy_for(..., key=...)` names what to compare);
-3. fuzz each function (`Fuzzer`, unchanged) with the budget split evenly, into
-   `OUT/<module>.<function>/`; with `--workers N` the functions fan out over N processes;
-   under `--time`, steps 1-2 come out of the budget and each function fuzzes until its
-   slot's fixed end (`slot_ends`); the time of every phase is printed and reported;
-4. replay every saved input (corpus and failures) on the original and record what it
-   returned or raised;
-5. write one pytest module per package module into `--tests-out` (atomically), run it once
-   in a fresh interpreter, and drop (with a comment) any case that does not pass there;
-6. score by mutation (`mu2py.score`): the generated tests alone and, with `--suite`, the
-   package's own suite, both together, and the union of what either kills alone.
-
-The same seed and `--trials` give the same test files (a `--time` budget does not, and the
-files' header says so).
+The workflow itself (find the functions, fuzz them, write and verify the tests, score them) is
+`mu2py.testgen.corpus`, reached through `mu2py.api.corpus`; see its docstring for the steps.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
-from dataclasses import asdict
-from pathlib import Path
-from typing import Any
+from contextlib import ExitStack
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
 from mu2py.cli.progress import Meter
-from mu2py.errors import OutputError, UserError
-from mu2py.target.modules import package_root
-from mu2py.testgen.regression import (
-    DETERMINISM_SHARE,
-    Outcome,
-    check_determinism,
-    failing_cases,
-    function_folder,
-    record,
-    run_function,
-    score_tests,
-    slot_ends,
-    split_budget,
-    write_tests,
-)
+from mu2py.steps import Step
 
+if TYPE_CHECKING:
+    from mu2py.testgen.corpus import CorpusResult
+    from mu2py.testgen.regression import Outcome
+
+# the same as mu2py.testgen.corpus's (which imports the workflow): the parser is built without importing it
 DEFAULT_OUT = "mu2py-corpus"
-
-
 DEFAULT_TIME = "60s"
+SCORING = "scoring by mutation"
 
 
 def _inference_table(specs: list[Any]) -> Table:
@@ -74,108 +44,6 @@ def _inference_table(specs: list[Any]) -> Table:
     return table
 
 
-def _command_line(args: argparse.Namespace) -> str:
-    parts = ["mu2py corpus", args.target]
-    parts += [f"--trials {args.trials}"] if args.trials is not None else [f"--time {args.time or DEFAULT_TIME}"]
-    parts.append(f"--seed {args.seed}")
-    if args.strategies:
-        parts.append(f"--strategies {args.strategies}")
-    if args.no_constants:
-        parts.append("--no-constants")
-    return " ".join(parts)
-
-
-def _choose(args: argparse.Namespace, console: Console,
-            seconds: float | None = None) -> tuple[list[Any], list[Any], list[str]]:
-    """Discover and infer, drop nondeterministic functions, print what is fuzzed and why the rest is not."""
-    from mu2py.testgen.discovery import discover
-    from mu2py.testgen.overrides import load_strategies
-
-
-    load_strategies(args.strategies)
-    specs, notes = discover(args.target, constants=not args.no_constants)
-    named = ":" in args.target and len(specs) == 1
-    if named and specs[0].skipped:
-        raise UserError(f"{specs[0].qualname} cannot be fuzzed: {specs[0].skipped}")
-    check_determinism(specs, args.seed, seconds * DETERMINISM_SHARE if seconds is not None else None)
-    if named and specs[0].skipped:
-        raise UserError(f"{specs[0].qualname} cannot be fuzzed: {specs[0].skipped}")
-    for note in notes:
-        console.print(f"note: {note}", highlight=False)
-    if specs:
-        console.print(_inference_table(specs))
-    chosen = [s for s in specs if not s.skipped]
-    if not chosen:
-        reasons = "; ".join(f"{s.name}: {s.skipped}" for s in specs[:3]) + (" ..." if len(specs) > 3 else "")
-        raise UserError(f"no function of {args.target} can be fuzzed" + (f" ({reasons})" if reasons else
-                                                                          " (it defines no public function)"))
-    return specs, chosen, notes
-
-
-def _fuzz_all(args: argparse.Namespace, console: Console, chosen: list[Any], seconds: float | None,
-              out: Path, sys_path: list[str], meter: Meter) -> dict[str, Outcome]:
-    """Fuzz every chosen function (fanned out over `--workers`), printing each one as it finishes."""
-    from mu2py.engine.workers import Lost, executor
-    from mu2py.fuzz.config import FuzzConfig
-
-
-    per_trials, per_seconds = split_budget(args.trials, seconds, len(chosen), args.workers)
-    units = []
-    ends = slot_ends(time.time(), seconds, len(chosen), args.workers)
-    for spec, trials, end in zip(chosen, per_trials, ends, strict=True):
-        config = FuzzConfig(trials=trials, seconds=per_seconds, seed=args.seed,
-                            out=function_folder(out, spec.qualname), timeout=args.timeout)
-        units.append({"module": spec.module, "function": spec.name, "strategies": args.strategies,
-                      "constants": not args.no_constants, "sys_path": sys_path, "config": asdict(config),
-                      "ends": end})
-    outcomes = {s.qualname: Outcome(s.qualname) for s in chosen}
-    budget = f"{args.trials} trials" if args.trials is not None else f"{seconds:g}s"
-    console.print(f"fuzzing {len(chosen)} functions ({budget} in all, {args.workers} worker(s)) into {out}")
-    meter.update(description="fuzzing", unit="functions", completed=0, total=len(chosen))
-    # a worker whose campaign overruns its time budget this much is stuck (an original looping on an input)
-    deadline = per_seconds * 3 + 300 if per_seconds is not None else None
-    with executor(args.workers) as pool:
-        for done, (index, summary) in enumerate(pool.map_unordered(run_function, units, deadline=deadline), 1):
-            outcome = outcomes[chosen[index].qualname]
-            if isinstance(summary, Lost):
-                outcome.error = f"worker lost: {summary.reason}"
-            elif "error" in summary:
-                if OutputError.said(summary["error"]):  # the disk, not the function: the next would fail alike
-                    raise OutputError(summary["error"])
-                outcome.error = summary["error"]
-            else:
-                for key, value in summary.items():
-                    setattr(outcome, key, value)
-            status = outcome.error or (f"{outcome.inputs} inputs, {outcome.failures} failures, killed "
-                                       f"{outcome.own_killed}/{outcome.own_total} of its mutants "
-                                       f"({outcome.killed}/{outcome.total} of the module)")
-            meter.update(completed=done)  # the bar first: the line printed above it redraws the display
-            meter.say(f"[{done}/{len(chosen)}] {outcome.qualname}: {status}", stamp=True)
-    return outcomes
-
-
-def _write_verified(console: Console, tests_out: Path, by_module: dict[str, list[Any]], command: str,
-                    sys_path: list[str]) -> list[Path]:
-    """Write the test modules, run them in a fresh interpreter, and rewrite them without the cases that failed."""
-    from mu2py.testgen.render import tests_file_stem
-
-
-    files = write_tests(tests_out, by_module, command)
-    failing, errors = failing_cases(files, sys_path) if files else (set(), [])
-    if failing:
-        for module, functions in by_module.items():
-            for fc in functions:
-                stem, tests = tests_file_stem(module), (fc.spec.test_name, f"{fc.spec.test_name}_raises")
-                dropped = [c for c in fc.cases if any((stem, t, c.id) in failing for t in tests)]
-                fc.cases = [c for c in fc.cases if c not in dropped]
-                fc.notes += [f"{c.id}: failed when replayed in a fresh interpreter (depends on the process?)"
-                             for c in dropped]
-        files = write_tests(tests_out, by_module, command)
-    for error in errors:
-        console.print(f"warning: generated tests did not collect: {error}", highlight=False, markup=False)
-    return files
-
-
 def _outcome_table(title: str, outcomes: dict[str, Outcome]) -> Table:
     table = Table(title=title)
     for col in ("function", "inputs", "failures", "test cases", "killed (its mutants)", "killed (module)",
@@ -191,100 +59,79 @@ def _outcome_table(title: str, outcomes: dict[str, Outcome]) -> Table:
     return table
 
 
+class _Display:
+    """The run's progress on the console: one meter until the tests are written (the time budget shown while the
+    functions are found and fuzzed), the tables between, then one meter while the test sets are scored."""
+
+    def __init__(self, console: Console, target: str, seconds: float | None, stack: ExitStack) -> None:
+        self.console, self.target, self.stack = console, target, stack
+        self.started = time.monotonic()
+        # the --time budget covers finding and checking the functions and fuzzing them: shown until the fuzzing ends
+        self.meter = stack.enter_context(Meter(console, "finding functions", seconds=seconds, clock=self.clock))
+        self.scoring: Meter | None = None
+
+    def clock(self) -> float:
+        """Seconds since the command started."""
+        return time.monotonic() - self.started
+
+    def show(self, line: str) -> None:
+        """One step of the workflow (see `mu2py.testgen.corpus`): a table, a line, or a phase on the bar."""
+        from mu2py.testgen.corpus import Found, Written
+
+        step = line if isinstance(line, Step) else Step(line)
+        if isinstance(step, Found):
+            for note in step.notes:
+                self.console.print(f"note: {note}", highlight=False)
+            if step.specs:
+                self.console.print(_inference_table(step.specs))
+        elif isinstance(step, Written):
+            self.meter.stop()  # what follows stands alone
+            self.console.print(_outcome_table(f"regression corpus of {self.target}", step.outcomes))
+            self.console.print(f"tests: {', '.join(str(f) for f in step.files) or '(none)'}", highlight=False)
+        elif step.phase == SCORING:
+            if self.scoring is None:
+                self.scoring = self.stack.enter_context(Meter(self.console, SCORING, unit=step.unit,
+                                                              total=step.total, clock=self.clock))
+            self.scoring.update(completed=step.done, note=step if step.done != step.total else None)
+        else:
+            if step.phase != "fuzzing":
+                self.meter.set_budget(None)
+            # the bar first: the line printed above it redraws the display
+            self.meter.update(description=step.phase, unit=step.unit, completed=step.done or 0, total=step.total or 0)
+            if step != step.phase:  # a step named by its phase only moves the bar
+                self.meter.say(step, stamp=bool(step.done))
+
+    def close_scoring(self) -> None:
+        """Take the scoring meter off the screen (before its table)."""
+        if self.scoring is not None:
+            self.scoring.stop()
+
+
 def _corpus(args: argparse.Namespace, console: Console) -> int:
-    from mu2py.cli.argtypes import parse_duration
-    from mu2py.store.atomic import ensure_writable, write_json
+    from mu2py.api import corpus
+    from mu2py.budget import parse_duration
 
-
-    if args.workers < 1:
-        raise UserError("--workers must be at least 1")
-    if args.trials is not None and args.trials < 1:
-        raise UserError("--trials must be at least 1")
     seconds = None if args.trials is not None else parse_duration(args.time or DEFAULT_TIME)
-    clock = time.monotonic()
-    phases: dict[str, float] = {}
+    with ExitStack() as stack:
+        display = _Display(console, args.target, seconds, stack)
+        result = corpus(args.target, trials=args.trials, time=args.time, seed=args.seed, out=args.out,
+                        tests_out=args.tests_out, workers=args.workers, strategies=args.strategies, suite=args.suite,
+                        no_score=args.no_score, no_constants=args.no_constants, timeout=args.timeout,
+                        progress=display.show)
+        display.close_scoring()
+        _summary(console, result)
+    return result.exit_code
 
 
-    def phase(name: str) -> None:
-        nonlocal clock
-        now = time.monotonic()
-        phases[name] = round(now - clock, 2)
-        clock = now
+def _summary(console: Console, result: CorpusResult) -> None:
+    """The lines that end a corpus run: the scores (when scored) and the time of each phase."""
+    if result.scores:
+        _print_scores(console, result.scores, result.union)
+    console.print("time: " + ", ".join(f"{name} {secs:.1f}s" for name, secs in result.phases.items()),
+                  highlight=False)
 
 
-    started = clock
-    # the --time budget covers finding and checking the functions and fuzzing them: shown until the fuzzing ends
-    meter = Meter(console, "finding functions", seconds=seconds, clock=lambda: time.monotonic() - started)
-    with meter:
-        specs, chosen, notes = _choose(args, console, seconds)
-        phase("choose")
-        if seconds is not None:
-            # the budget covers finding the functions and checking them too; fuzzing gets what is left (at least half)
-            seconds = max(seconds - phases["choose"], seconds / 2)
-        out = Path(args.out)
-        tests_out = Path(args.tests_out) if args.tests_out else out / "tests"
-        ensure_writable(out)
-        ensure_writable(tests_out)
-        # the generated tests, the score workers and the verification run import the package from its root
-        roots = {package_root(Path(sys.modules[s.module].__file__ or "").resolve()) for s in chosen}
-        sys_path = sorted(str(r) for r in roots) + [os.getcwd()]
-        outcomes = _fuzz_all(args, console, chosen, seconds, out, sys_path, meter)
-        phase("fuzz")
-        meter.set_budget(None)
-        meter.update(description="writing and verifying tests", unit="", completed=0, total=0)
-        by_module: dict[str, list[Any]] = {}
-        for spec in chosen:
-            if not outcomes[spec.qualname].error:
-                by_module.setdefault(spec.module, []).append(record(spec, function_folder(out, spec.qualname)))
-        phase("record")
-        command = _command_line(args)
-        files = _write_verified(console, tests_out, by_module, command, sys_path)
-        phase("write and verify")
-    for functions in by_module.values():
-        for fc in functions:
-            outcomes[fc.spec.qualname].cases = fc.written
-            outcomes[fc.spec.qualname].notes = [*fc.notes, *fc.left_out]
-    console.print(_outcome_table(f"regression corpus of {args.target}", outcomes))
-    console.print(f"tests: {', '.join(str(f) for f in files) or '(none)'}", highlight=False)
-    scores: list[dict[str, Any]] = []
-    if files and not args.no_score:
-        modules = sorted(by_module)
-        module_files = [sys.modules[m].__file__ or "" for m in modules]
-        runs = [("generated", [str(tests_out.resolve())])]
-        if args.suite:
-            suite = [str(Path(p).resolve()) for p in args.suite]
-            runs += [("suite", suite), ("both", [*suite, str(tests_out.resolve())])]
-        with Meter(console, "scoring by mutation", unit="test sets scored", total=len(runs),
-                   clock=lambda: time.monotonic() - started) as scoring:
-            for label, paths in runs:
-                scoring.update(note=f"now scoring: {label}")
-                scores.append(score_tests(label, paths, modules, module_files, sys_path, args.workers,
-                                          out / "score-cache.json"))
-                scoring.update(advance=1)
-        _print_scores(console, scores)
-        phase("score")
-    console.print("time: " + ", ".join(f"{name} {secs:.1f}s" for name, secs in phases.items()), highlight=False)
-    write_json(out / "report.json", {
-        "target": args.target, "command": command, "notes": notes, "phases": phases,
-        "functions": [{"function": s.qualname, "skipped": s.skipped} for s in specs if s.skipped]
-        + [asdict(o) for o in outcomes.values()],
-        "tests": [str(f) for f in files],
-        "scores": [{k: v for k, v in s.items() if k != "detected_ids"} for s in scores],
-        "union": _union(scores),
-    })
-    return 0
-
-
-def _union(scores: list[dict[str, Any]]) -> dict[str, int] | None:
-    by = {s["tests"]: s for s in scores if "error" not in s}
-    if "generated" not in by or "suite" not in by:
-        return None
-    generated, suite = set(by["generated"]["detected_ids"]), set(by["suite"]["detected_ids"])
-    return {"detected": len(generated | suite), "only_generated": len(generated - suite),
-            "only_suite": len(suite - generated), "total": by["generated"]["total"]}
-
-
-def _print_scores(console: Console, scores: list[dict[str, Any]]) -> None:
+def _print_scores(console: Console, scores: list[dict[str, Any]], union: dict[str, int] | None) -> None:
     from mu2py.score.reports import score_percent
 
     table = Table(title="mutation score (mu2py score)")
@@ -297,7 +144,6 @@ def _print_scores(console: Console, scores: list[dict[str, Any]]) -> None:
         table.add_row(s["tests"], str(s["test_count"]), str(s["total"]), str(s["killed"]), str(s["timeout"]),
                       str(s["detected"]), score_percent(s["detected"], s["total"]))
     console.print(table)
-    union = _union(scores)
     if union is not None:
         console.print(f"union of generated and suite, each alone: {union['detected']}/{union['total']} detected "
                       f"({union['only_generated']} only by the generated tests, {union['only_suite']} only by "

@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -15,7 +14,6 @@ from rich.table import Table
 
 from mu2py.cli.argtypes import add_project_arguments, count, parse_duration, positive_int
 from mu2py.cli.progress import Meter
-from mu2py.errors import UserError
 from mu2py.mutants.model import one_line
 from mu2py.steps import Step
 
@@ -79,37 +77,24 @@ def print_report(console: Console, report: dict[str, Any], show: int = 10) -> No
 
 
 def _props(args: argparse.Namespace, console: Console) -> int:
-    from mu2py.props.run import PropsConfig, props
+    from mu2py.api import props
 
-    if (args.time is None) == (args.trials is None):
-        raise UserError("give one budget per test: --trials N or --time DURATION")
-    if args.html:
-        from mu2py.store.atomic import ensure_writable
-
-        ensure_writable(Path(args.html))  # named now, not after the run
-    root = Path(args.root).resolve()
-    from mu2py.props.run import spec_for  # the workflow (pytest, Hypothesis) only once the command runs
-
-    spec = spec_for(root, args.package, args.paths, args.tests)
-    config = PropsConfig(trials=args.trials, seconds=parse_duration(args.time) if args.time else None,
-                         seed=args.seed, guidance=args.guidance, workers=args.workers, save=not args.no_save,
-                         per_input=args.per_input or None)
+    seconds = parse_duration(args.time) if args.time else None
     # no terminal, or --json: plain lines at each phase and then every few seconds (on stderr under --json)
     meter = Meter(console, "loading", live=console.is_terminal and not args.json,
                   out=sys.stderr if args.json else sys.stdout)
     with meter:
-        report = props(spec, config, args.tests, partial(_show, meter, config.seconds, args.workers))
-    if args.html:
-        from mu2py.props.html import write_html
-
-        index = write_html(report, Path(args.html))
-        if not args.json:
-            console.print(f"HTML report: {index}")
+        result = props(args.root, args.tests, package=args.package, paths=args.paths, trials=args.trials,
+                       time=args.time, seed=args.seed, workers=args.workers, guidance=args.guidance,
+                       per_input=args.per_input, no_save=args.no_save, html=args.html,
+                       progress=partial(_show, meter, seconds, args.workers))
+    if result.html is not None and not args.json:
+        console.print(f"HTML report: {result.html}")
     if args.json:
-        print(json.dumps(report, indent=1))
+        print(json.dumps(result.report, indent=1))
     else:
-        print_report(console, report)
-    return 0
+        print_report(console, result.report)
+    return result.exit_code
 
 
 def _show(meter: Meter, seconds: float | None, workers: int, line: str) -> None:

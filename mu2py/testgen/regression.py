@@ -1,6 +1,6 @@
 """The steps of `mu2py corpus`: fuzz each function, record what the original did, write and check pytest files.
 
-The command (`mu2py.cli.corpus`) runs them in order; see its docstring for the whole sequence.
+The workflow (`mu2py.testgen.corpus`) runs them in order; see its docstring for the whole sequence.
 """
 
 from __future__ import annotations

@@ -31,10 +31,38 @@ def _untimed(value):
     return value
 
 
-def _docs_example() -> str:
-    """The Python code block of the docs' "Python API" page (docs/api.md)."""
+def _docs_examples() -> list[str]:
+    """The Python code blocks of the docs' "Python API" page (docs/api.md), in order."""
     page = (ROOT / "docs" / "api.md").read_text()
-    return re.search(r"```python\n(.*?)```", page, re.S).group(1)
+    return re.findall(r"```python\n(.*?)```", page, re.S)
+
+
+def _docs_example() -> str:
+    """The first Python code block of docs/api.md (`score` and `mutate`)."""
+    return _docs_examples()[0]
+
+
+def _run_example(code: str, where: Path) -> tuple[dict, str]:
+    """Run a docs example in `where` (the current directory, and first on sys.path as in a REPL started there)."""
+    import contextlib
+    import io
+    import sys
+
+    printed = io.StringIO()
+    cwd, path, modules = os.getcwd(), list(sys.path), set(sys.modules)
+    os.chdir(where)
+    sys.path.insert(0, str(where))
+    try:
+        with contextlib.redirect_stdout(printed):
+            names: dict = {}
+            exec(compile(code, "docs/api.md", "exec"), names)
+    finally:
+        os.chdir(cwd)
+        sys.path[:] = path
+        for name in set(sys.modules) - modules:  # the example's project modules: another copy may come next
+            if name.startswith(("sample_pkg", "frames")):
+                del sys.modules[name]
+    return names, printed.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +170,54 @@ def test_running_marks_the_environment_for_the_block_only(monkeypatch):
             assert os.environ[RUNNING_ENV] == "1"
         assert os.environ[RUNNING_ENV] == "1"
     assert RUNNING_ENV not in os.environ
+
+
+def _example_with(word: str) -> str:
+    [code] = [c for c in _docs_examples()[1:] if word in c]
+    return code
+
+
+def test_the_docs_corpus_example_runs(tmp_path):
+    shutil.copytree(SAMPLE, tmp_path / "project")
+    names, printed = _run_example(_example_with("mu2py.corpus("), tmp_path / "project")
+    result = names["result"]
+    assert re.fullmatch(r"\d+ test cases in corpus/tests/test_corpus_sample_pkg_text\.py; exit code 0\n", printed)
+    assert result.report == json.loads((tmp_path / "project" / "corpus" / "report.json").read_text())
+    assert [o.qualname for o in result.outcomes.values()] == ["sample_pkg.text.clip"] and result.scores == []
+
+
+def test_the_docs_props_example_runs(tmp_path):
+    shutil.copytree(ROOT / "tests" / "data" / "props_project", tmp_path / "project")
+    names, printed = _run_example(_example_with("mu2py.props("), tmp_path / "project")
+    result = names["result"]
+    assert isinstance(result, mu2py.api.PropsResult) and result.exit_code == 0
+    assert printed.startswith(f"{result.killed} of {result.reached} reached mutants killed")
+    assert [e["test"] for e in result.report["properties"]] == ["test_frames.py::test_payload_size_in_range"]
+
+
+def test_the_docs_bonsai_example_runs(tmp_path):
+    import bonsai
+
+    shutil.copytree(ROOT / "grammars", tmp_path / "grammars")
+    names, printed = _run_example(_example_with("bonsai.run("), tmp_path)
+    run = names["run"]
+    assert printed.splitlines()[0] == repr(bonsai.sample("grammars/json.lark", bounds="2,2,2", count=3, seed=1))
+    assert run.summary == json.loads((tmp_path / "out" / "json" / "lattice.json").read_text())
+    assert run.exit_code == 0 and len(list((tmp_path / "out" / "json" / "final").iterdir())) == run.final["inputs"]
+
+
+def test_new_jobs_are_attributes_and_bad_input_is_a_user_error(tmp_path):
+    import bonsai
+    import mu2py.props.run  # binds mu2py.props to the subpackage: it is the job all the same
+
+    assert mu2py.corpus is mu2py.api.corpus and callable(mu2py.props) and bonsai.run is bonsai.api.run
+    with pytest.raises(UserError, match="give one budget per test"):
+        mu2py.props(tmp_path)
+    with pytest.raises(UserError, match="--trials must be at least 1"):
+        mu2py.corpus("sample_pkg.text", trials=0)
+    with pytest.raises(UserError, match="lattice bounds must all be >= 1"):
+        bonsai.run(ROOT / "grammars" / "json.lark", SORT, bounds="1,0,1", node_trials=5, out=tmp_path)
+    with pytest.raises(UserError, match="give one budget per node"):
+        bonsai.run(ROOT / "grammars" / "json.lark", SORT, bounds="1,1,1", out=tmp_path)
+    with pytest.raises(UserError):
+        bonsai.sample(tmp_path / "missing.lark", bounds="1,1,1")
