@@ -1,4 +1,4 @@
-"""The `mu2py props` subcommand: options, the terminal table, `--json` and `--html`."""
+"""The `mu2py props` subcommand: options, the terminal table, `--json`, `--html` and `--mte`."""
 
 from __future__ import annotations
 
@@ -79,6 +79,7 @@ def print_report(console: Console, report: dict[str, Any], show: int = 10) -> No
 
 
 def _props(args: argparse.Namespace, console: Console) -> int:
+    from mu2py.cli.report import check_mte
     from mu2py.props.run import PropsConfig, props
 
     if (args.time is None) == (args.trials is None):
@@ -87,6 +88,7 @@ def _props(args: argparse.Namespace, console: Console) -> int:
         from mu2py.store.atomic import ensure_writable
 
         ensure_writable(Path(args.html))  # named now, not after the run
+    check_mte(args.mte)
     root = Path(args.root).resolve()
     from mu2py.props.run import spec_for  # the workflow (pytest, Hypothesis) only once the command runs
 
@@ -98,7 +100,12 @@ def _props(args: argparse.Namespace, console: Console) -> int:
     meter = Meter(console, "loading", live=console.is_terminal and not args.json,
                   out=sys.stderr if args.json else sys.stdout)
     with meter:
-        report = props(spec, config, args.tests, partial(_show, meter, config.seconds, args.workers))
+        judged: list[dict[str, Any]] | None = [] if args.mte else None
+        report = props(spec, config, args.tests, partial(_show, meter, config.seconds, args.workers), judged=judged)
+    if args.mte and judged is not None:
+        from mu2py.cli.report import write_props_mte
+
+        write_props_mte(args.mte, report, judged, root)
     if args.html:
         from mu2py.props.html import write_html
 
@@ -146,4 +153,7 @@ def add_props_command(sub: Any) -> None:
     p.add_argument("--no-save", action="store_true", help="do not save killing inputs to the example database")
     p.add_argument("--json", action="store_true", help="the report as JSON on stdout")
     p.add_argument("--html", metavar="DIR", help="write an HTML report")
+    p.add_argument("--mte", metavar="FILE",
+                   help="write each mutant judged (killed by some @given test, reached only, or by none) as "
+                        "mutation-testing-report-schema JSON")
     p.set_defaults(run=_props)

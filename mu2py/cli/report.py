@@ -76,6 +76,14 @@ def write_score_mte(path: str, report: dict[str, Any], root: Path) -> None:
     _write_document(path, score_document(report, root))
 
 
+def write_props_mte(path: str, report: dict[str, Any], mutants: list[dict[str, Any]], root: Path) -> None:
+    """Write a `props` report over the mutants it judged as a mutation-testing-report-schema document, paths
+    relative to `root`."""
+    from mu2py.score.mte import props_document
+
+    _write_document(path, props_document(report, mutants, root))
+
+
 def _write_document(path: str, converted: Document) -> None:
     from mu2py.store.atomic import write_atomic
 
