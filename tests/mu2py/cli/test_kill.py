@@ -146,6 +146,14 @@ def test_mte_document_is_the_score_after_with_the_written_tests_as_killers(run, 
     assert claimed and written <= set(tests.values())
 
 
+def test_an_mte_file_that_cannot_be_written_is_named_before_the_run(tmp_path):
+    (tmp_path / "blocker").write_text("")
+    for command in (["kill", "--paths", "no_such_pkg", "--trials", "5"], ["props", "--trials", "5"]):
+        proc = subprocess.run([sys.executable, "-m", "mu2py", *command, "--mte", "blocker/mte.json"], cwd=tmp_path,
+                              capture_output=True, text=True, env=_env(), timeout=120)
+        assert proc.returncode == 2 and "output directory blocker is not writable" in proc.stderr, proc.stderr
+
+
 def test_errors(tmp_path):
     proc = _kill(tmp_path, "--package", "no_such_package_here", "--trials", "10", code=2)
     assert "mu2py: error: no module named 'no_such_package_here'" in proc.stderr
