@@ -667,13 +667,15 @@ class PropsResult:
 def props(root: PathLike = ".", tests: Sequence[str] = (), *, package: str | None = None,
           paths: Sequence[str] | None = None, trials: int | None = None, time: str | float | None = None,
           seed: int = 0, workers: int = 1, guidance: str = "mutation", per_input: int = 8, no_save: bool = False,
-          html: PathLike | None = None, progress: Callable[[str], None] | None = None) -> PropsResult:
+          html: PathLike | None = None, judged: list[dict[str, Any]] | None = None,
+          progress: Callable[[str], None] | None = None) -> PropsResult:
     """Score and strengthen the `@given` tests of a suite under mutation guidance (`mu2py props`; see
     `mu2py.props.run`).
 
     `tests` are test files or node ids (default: the whole suite); the budget is per test, one of `trials`
     (reproducible) or `time`. `per_input` mutants run per fuzzed input (0: every infected one); `no_save` keeps the
-    killing inputs out of Hypothesis's example database; `html` is a folder for the HTML report. `progress` gets
+    killing inputs out of Hypothesis's example database; `html` is a folder for the HTML report; `judged`, when
+    given, receives every mutant judged (for a mutation-testing-report-schema document). `progress` gets
     each phase as a `mu2py.steps.Step` (its text the phase's name), and while fuzzing each test fuzzed.
     """
     from mu2py.props.run import PropsConfig, spec_for
@@ -697,7 +699,7 @@ def props(root: PathLike = ".", tests: Sequence[str] = (), *, package: str | Non
     config = PropsConfig(trials=trials, seconds=_seconds(time), seed=seed, guidance=guidance, workers=workers,
                          save=not no_save, per_input=per_input or None)
     with running():
-        report = run_props(spec, config, selected, progress)
+        report = run_props(spec, config, selected, progress, judged=judged)
     index = None
     if html is not None:
         from mu2py.props.html import write_html

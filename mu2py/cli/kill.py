@@ -25,12 +25,18 @@ if TYPE_CHECKING:
 
 def _kill(args: argparse.Namespace, console: Console) -> int:
     from mu2py.api import kill
+    from mu2py.cli.report import check_mte
 
+    check_mte(args.mte)
     with Meter(console, "starting", unit="functions") as meter:
         result = kill(args.root, package=args.package, paths=args.paths, tests=args.tests, out=args.out,
                       time=args.time, trials=args.trials, seed=args.seed, workers=args.workers, timeout=args.timeout,
                       no_cache=args.no_cache, progress=partial(_show, meter, _fuzz_seconds(args)))
     _summary(console, result, Path(args.root).resolve(), args.show)
+    if args.mte:
+        from mu2py.cli.report import write_score_mte
+
+        write_score_mte(args.mte, result.after, Path(args.root).resolve())
     return result.exit_code
 
 
@@ -101,4 +107,6 @@ def add_kill_command(sub: Any) -> None:
     p.add_argument("--timeout", type=float, help="seconds a mutant may run on one input (default: 20x original)")
     p.add_argument("--no-cache", action="store_true", help="score without the verdict caches")
     p.add_argument("--show", type=int, default=10, help="likely-equivalent survivors to list")
+    p.add_argument("--mte", metavar="FILE",
+                   help="write the score after (suite + written tests) as mutation-testing-report-schema JSON")
     p.set_defaults(run=_kill, own_stdout=True)

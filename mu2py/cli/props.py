@@ -1,4 +1,4 @@
-"""The `mu2py props` subcommand: options, the terminal table, `--json` and `--html`."""
+"""The `mu2py props` subcommand: options, the terminal table, `--json`, `--html` and `--mte`."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -78,16 +79,23 @@ def print_report(console: Console, report: dict[str, Any], show: int = 10) -> No
 
 def _props(args: argparse.Namespace, console: Console) -> int:
     from mu2py.api import props
+    from mu2py.cli.report import check_mte
 
+    check_mte(args.mte)  # named now, not after the run
     seconds = parse_duration(args.time) if args.time else None
     # no terminal, or --json: plain lines at each phase and then every few seconds (on stderr under --json)
     meter = Meter(console, "loading", live=console.is_terminal and not args.json,
                   out=sys.stderr if args.json else sys.stdout)
     with meter:
+        judged: list[dict[str, Any]] | None = [] if args.mte else None
         result = props(args.root, args.tests, package=args.package, paths=args.paths, trials=args.trials,
                        time=args.time, seed=args.seed, workers=args.workers, guidance=args.guidance,
-                       per_input=args.per_input, no_save=args.no_save, html=args.html,
+                       per_input=args.per_input, no_save=args.no_save, html=args.html, judged=judged,
                        progress=partial(_show, meter, seconds, args.workers))
+    if args.mte and judged is not None:
+        from mu2py.cli.report import write_props_mte
+
+        write_props_mte(args.mte, result.report, judged, Path(args.root).resolve())
     if result.html is not None and not args.json:
         console.print(f"HTML report: {result.html}")
     if args.json:
@@ -131,4 +139,7 @@ def add_props_command(sub: Any) -> None:
     p.add_argument("--no-save", action="store_true", help="do not save killing inputs to the example database")
     p.add_argument("--json", action="store_true", help="the report as JSON on stdout")
     p.add_argument("--html", metavar="DIR", help="write an HTML report")
+    p.add_argument("--mte", metavar="FILE",
+                   help="write each mutant judged (killed by some @given test, reached only, or by none) as "
+                        "mutation-testing-report-schema JSON")
     p.set_defaults(run=_props)

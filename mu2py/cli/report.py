@@ -1,18 +1,21 @@
 """Human-readable reports: mutation summaries and survivor tables in the terminal; `mutate`'s and `fuzz`'s
-report as a mutation-testing-report-schema document (`--mte FILE`)."""
+report, `kill`'s score after and `props`' verdicts as a mutation-testing-report-schema document (`--mte FILE`)."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from mu2py.mutants.model import one_line
+
+if TYPE_CHECKING:
+    from mu2py.score.mte import Document
 
 
 def print_mutation_report(console: Console, report: dict[str, Any], *, max_rows: int = 40,
@@ -61,9 +64,29 @@ def write_mte(path: str, report: dict[str, Any], driver: str) -> None:
     the driver's name), atomically, paths relative to the current directory; a file it leaves out is named on
     stderr."""
     from mu2py.score.mte import mutate_document
+
+    _write_document(path, mutate_document(report, Path.cwd(), driver))
+
+
+def write_score_mte(path: str, report: dict[str, Any], root: Path) -> None:
+    """Write a score report as a mutation-testing-report-schema document, paths relative to `root`, as `write_mte`
+    does."""
+    from mu2py.score.mte import score_document
+
+    _write_document(path, score_document(report, root))
+
+
+def write_props_mte(path: str, report: dict[str, Any], mutants: list[dict[str, Any]], root: Path) -> None:
+    """Write a `props` report over the mutants it judged as a mutation-testing-report-schema document, paths
+    relative to `root`."""
+    from mu2py.score.mte import props_document
+
+    _write_document(path, props_document(report, mutants, root))
+
+
+def _write_document(path: str, converted: Document) -> None:
     from mu2py.store.atomic import write_atomic
 
-    converted = mutate_document(report, Path.cwd(), driver)
     for rel, why in converted.left_out.items():
         print(f"mu2py: --mte leaves out {rel}: {why}", file=sys.stderr)
     write_atomic(Path(path), json.dumps(converted.report, ensure_ascii=False) + "\n")

@@ -160,12 +160,9 @@ def _ci_outputs(result: dict[str, Any], args: argparse.Namespace, root: Path, co
     if args.sarif:
         write_atomic(Path(args.sarif), reports.sarif(result, root))
     if args.mte:
-        from mu2py.score.mte import score_document
+        from mu2py.cli.report import write_score_mte
 
-        converted = score_document(result, root)
-        for rel, why in converted.left_out.items():
-            print(f"mu2py: --mte leaves out {rel}: {why}", file=sys.stderr)
-        write_atomic(Path(args.mte), json.dumps(converted.report, ensure_ascii=False) + "\n")
+        write_score_mte(args.mte, result, root)
     if args.github:
         for row in reports.github(result, root):
             print(row, flush=True)

@@ -65,11 +65,13 @@ def _run(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], units:
 
 
 def props(spec: SuiteSpec, config: PropsConfig, only: list[str] | None = None,
-          on_progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+          on_progress: Callable[[str], None] | None = None, *,
+          judged: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Score and strengthen the `@given` tests of `spec` (see the module docstring); the JSON report.
 
     `on_progress` hears each phase as a `mu2py.steps.Step` (its text the phase's name), and while fuzzing each test
-    fuzzed (the tests done of all)."""
+    fuzzed (the tests done of all).  `judged`, when given, is filled with the entries (mu2py's JSON shape) of every
+    mutant the run judged, reached or not (the report lists only survivors): what `--mte` needs to place them."""
     start = time.perf_counter()
     os.environ.setdefault("PYTHONHASHSEED", "0")  # test ids and set orders the same in every worker
     say = on_progress or (lambda text: None)
@@ -82,14 +84,14 @@ def props(spec: SuiteSpec, config: PropsConfig, only: list[str] | None = None,
     if own_storage:  # for the whole run: a worker replaced later starts from this environment too
         os.environ[storage] = os.path.join(spec.root, ".hypothesis")
     try:
-        return _props(spec, seeded, config, only, say, start)
+        return _props(spec, seeded, config, only, say, start, judged)
     finally:
         if own_storage:
             os.environ.pop(storage, None)
 
 
 def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[str] | None,
-           say: Callable[[str], None], start: float) -> dict[str, Any]:
+           say: Callable[[str], None], start: float, judged: list[dict[str, Any]] | None) -> dict[str, Any]:
     from mu2py.props.units import run_unit
 
     program = build_program(seeded)
@@ -140,6 +142,10 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
         pool.close()
     entries = [_entry(program, n, tests[n][1], d, c, swappable)
                for n, d, c in zip(passing, defaults, campaigns, strict=True)]
+    if judged is not None:  # a module that cannot be imported here is not judged (the summary names it)
+        unimportable = base.get("unimportable", {})
+        judged += [program.mutants[i].to_json() for i in sorted(swappable)
+                   if program.mutants[i].module not in unimportable]
     return {
         "properties": entries,
         "bugs": [{"test": n, **b} for n, b in zip(failing, bugs, strict=True)]

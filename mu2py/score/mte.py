@@ -1,6 +1,7 @@
 """mu2py's reports in the field's standard format: a mutation-testing-report-schema document (the JSON Stryker,
 PIT's report plugin and Infection write, and the mutation-testing-elements web component reads), from a score
-report (`score_document`) or a `mutate` report (`mutate_document`: the inputs play the tests).
+report (`score_document`), a `mutate` report (`mutate_document`: the inputs play the tests) or a `props` report
+(`props_document`: the @given tests' verdicts).
 
 Each source file holds its full text and its mutants; a mutant's location is 1-based in lines and columns, its end
 exclusive, columns counted in UTF-16 code units as the web component counts them (mu2py's own `column` counts
@@ -294,3 +295,28 @@ def mutate_document(result: dict[str, Any], root: Path, driver: str) -> Document
 
     return build(result["mutants"], root, verdict, tests=result.get("inputs", ()),
                  group=lambda label: (driver, label))
+
+
+def props_document(report: dict[str, Any], mutants: list[dict[str, Any]], root: Path) -> Document:
+    """The document of a `props --json` report over the mutants it judged (`mutants`, mu2py's JSON shape), by the
+    weakest reading: Killed when some @given test's inputs (its default run's or fuzzed) kill it, Survived when some
+    reaches it and none kills it, NoCoverage when none reaches it; `killedBy` and `coveredBy` those tests."""
+    killers: dict[str, list[str]] = {}
+    reachers: dict[str, list[str]] = {}
+    for prop in report["properties"]:
+        killed = {*prop.get("default_kills", ()), *(k["mutant"] for k in prop.get("new_kills", ()))}
+        for mutant in killed:
+            killers.setdefault(mutant, []).append(prop["test"])
+        for mutant in killed | set(prop["survivors"]):
+            reachers.setdefault(mutant, []).append(prop["test"])
+
+    def verdict(entry: dict[str, Any]) -> Verdict:
+        by, reached = tuple(killers.get(entry["id"], ())), tuple(reachers.get(entry["id"], ()))
+        if by:
+            return Verdict("Killed", f"the inputs of {len(by)} of the {len(reached)} @given tests reaching it kill it",
+                           by, reached)
+        if reached:
+            return Verdict("Survived", f"reached by {len(reached)} @given tests, killed by none", (), reached)
+        return Verdict("NoCoverage", "no @given test reaches it", (), ())
+
+    return build(mutants, root, verdict, tests=[p["test"] for p in report["properties"]], group=_nodeid_parts)

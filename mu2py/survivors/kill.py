@@ -26,7 +26,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,7 +66,8 @@ class KillOptions:
 
 @dataclass(frozen=True)
 class KillResult:
-    """What a kill run wrote and measured; `report` is `OUT/report.json` as written.
+    """What a kill run wrote and measured; `report` is `OUT/report.json` as written, `after` the score report of
+    the suite plus the written tests (the suite's own when no test was written).
 
     Invariants: every id in `killed_by_tests` is claimed by a test in `written`; `scores` holds `before` and
     `after` figures (`score_figures`); `likely` is ranked most evidence first.
@@ -82,6 +83,7 @@ class KillResult:
     likely: list[Likely]
     unreached: int
     phases: dict[str, float]
+    after: dict[str, Any] = field(default_factory=dict)
     exit_code: int = 0
 
 
@@ -335,7 +337,10 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
     after = before
     if final:
         say(Step("scoring the suite with the written tests", "scoring again"))
-        after_spec = replace(spec, pytest_args=(*spec.pytest_args, str(tests_out)))
+        # under the root, relative: the workers run the suite in a copy of the project, the written tests in it too,
+        # and their node ids are the project's (`out/tests/test_kill_m.py::test_f_1`), as the --mte document names them
+        written_tests = str(tests_out.relative_to(root)) if tests_out.is_relative_to(root) else str(tests_out)
+        after_spec = replace(spec, pytest_args=(*spec.pytest_args, written_tests))
         after = _score_report(after_spec, options.workers, None if options.no_cache else out / "score-cache.json")
     phase("score after")
     reached, infected, runs = Counter[str](), Counter[str](), Counter[str]()
@@ -362,7 +367,7 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
     write_json(out / "report.json", report)
     return KillResult(report=report, out=out, tests_out=tests_out, written=written,
                       killed_by_tests=sorted(killed_by_tests), scores=figures, notes=notes, likely=likely,
-                      unreached=unreached, phases=phases)
+                      unreached=unreached, phases=phases, after=after)
 
 
 def _stem(module: str) -> str:

@@ -42,7 +42,7 @@ def project(tmp_path_factory):
 @pytest.fixture(scope="module")
 def run(project):
     """One run over the sample, shared by the tests that read its outputs."""
-    proc = _kill(project, *KILL_ARGS, "--out", "out")
+    proc = _kill(project, *KILL_ARGS, "--out", "out", "--mte", "mte.json")
     return proc, json.loads((project / "out" / "report.json").read_text())
 
 
@@ -115,6 +115,43 @@ def test_likely_equivalents(run, project):
     assert [e["infected"] for e in likely] == sorted((e["infected"] for e in likely), reverse=True)
     _, report = run
     assert not {e["id"] for e in likely} & set(report["killed_by_tests"])
+
+
+def test_mte_document_is_the_score_after_with_the_written_tests_as_killers(run, project):
+    """`--mte`: valid under the vendored schema, every mutant of the score after, each mutant a written test claims
+    Killed by that test's id, the counts those of the report's figures."""
+    import jsonschema
+
+    schema = json.loads((KILL_SAMPLE.parent / "mte" / "mutation-testing-report-schema.json").read_text())
+    document = json.loads((project / "mte.json").read_text())
+    jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker()).validate(document)
+    _, report = run
+    mutants = {m["id"]: m for f in document["files"].values() for m in f["mutants"]}
+    after = report["scores"]["after"]["all"]
+    assert len(mutants) == after["total"]
+    detected = [m for m in mutants.values() if m["status"] in ("Killed", "Timeout", "CompileError")]
+    assert len(detected) == after["detected"]
+    tests = {t["id"]: f"{path}::{t['name']}" for path, f in document["testFiles"].items() for t in f["tests"]}
+    written, claimed = set(), set()
+    for module in report["tests"].values():
+        file = os.path.relpath(module["file"], project)
+        assert document["testFiles"][file]["source"] == (project / file).read_text()
+        written |= {f"{file}::{name}" for name in module["tests"]}
+        claimed |= {m for ids in module["tests"].values() for m in ids}
+    # a survivor before, killed after by a written test: the one the score ran first of those that fail on it (not
+    # necessarily the one written for it)
+    for mutant in claimed:
+        got = mutants[mutant]
+        assert got["status"] == "Killed" and {tests[i] for i in got["killedBy"]} <= written, got
+    assert claimed and written <= set(tests.values())
+
+
+def test_an_mte_file_that_cannot_be_written_is_named_before_the_run(tmp_path):
+    (tmp_path / "blocker").write_text("")
+    for command in (["kill", "--paths", "no_such_pkg", "--trials", "5"], ["props", "--trials", "5"]):
+        proc = subprocess.run([sys.executable, "-m", "mu2py", *command, "--mte", "blocker/mte.json"], cwd=tmp_path,
+                              capture_output=True, text=True, env=_env(), timeout=120)
+        assert proc.returncode == 2 and "output directory blocker is not writable" in proc.stderr, proc.stderr
 
 
 def test_errors(tmp_path):

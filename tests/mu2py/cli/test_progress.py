@@ -272,7 +272,7 @@ def test_props_shows_its_phases_and_the_tests_fuzzed_with_the_fuzzing_budget(mon
     from mu2py.cli.main import build_parser
     from mu2py.steps import Step
 
-    def props(spec, config, only, on_progress):
+    def props(spec, config, only, on_progress, judged=None):
         on_progress(Step("baseline", "baseline"))
         on_progress(Step("fuzzing", "fuzzing", 0, 4, "tests fuzzed"))
         on_progress(Step("fuzzing: 1/4 tests fuzzed", "fuzzing", 1, 4, "tests fuzzed"))

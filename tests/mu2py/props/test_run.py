@@ -44,8 +44,9 @@ def _props(root: Path, *args: str) -> dict:
 
 @pytest.fixture(scope="module")
 def report(project: Path) -> dict:
-    """One run over the weak property and the labelled one (300 trials each, seed 1), also as HTML."""
-    return _props(project, WEAK, LABELS, BUG, "--trials", "300", "--seed", "1", "--html", str(project / "html"))
+    """One run over the weak property and the labelled one (300 trials each, seed 1), also as HTML and --mte."""
+    return _props(project, WEAK, LABELS, BUG, "--trials", "300", "--seed", "1", "--html", str(project / "html"),
+                  "--mte", str(project / "out" / "mte.json"))
 
 
 def _entry(report: dict, test: str) -> dict:
@@ -100,6 +101,38 @@ def test_a_saved_kill_is_replayed_by_plain_pytest_and_fails_the_mutated_build(re
     assert pytest_run() == 1  # the saved input is replayed first and fails the mutated build
     # without the database (a forced seed turns it off) the default examples miss this mutant
     assert pytest_run("--hypothesis-seed=1") == 0
+
+
+def test_the_mte_document_is_valid_and_agrees_with_the_report(report: dict, project: Path) -> None:
+    """`--mte`: every function-level mutant, Killed when some property's inputs kill it, Survived when one reaches it
+    and none kills it, NoCoverage else; killedBy and coveredBy the properties' ids, as the JSON report has them."""
+    import jsonschema
+
+    schema = json.loads((PROJECT.parent / "mte" / "mutation-testing-report-schema.json").read_text())
+    document = json.loads((project / "out" / "mte.json").read_text())
+    jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker()).validate(document)
+    killers: dict[str, set[str]] = {}
+    reachers: dict[str, set[str]] = {}
+    for e in report["properties"]:
+        killed = set(e["default_kills"]) | {k["mutant"] for k in e["new_kills"]}
+        for m in killed:
+            killers.setdefault(m, set()).add(e["test"])
+        for m in killed | set(e["survivors"]):
+            reachers.setdefault(m, set()).add(e["test"])
+    tests = {t["id"]: f"{path}::{t['name']}" for path, f in document["testFiles"].items() for t in f["tests"]}
+    assert set(tests.values()) == {e["test"] for e in report["properties"]}
+    mutants = {m["id"]: m for f in document["files"].values() for m in f["mutants"]}
+    program = build_program(SuiteSpec(str(project), (), ("frames",), (str(project / "frames.py"),)))
+    assert set(mutants) == {m.id for m in program.mutants if not m.at_import} >= set(reachers)
+    assert set(report["mutants"]) <= set(reachers) and not any(m["static"] for m in mutants.values())
+    for mid, got in mutants.items():
+        want = "Killed" if mid in killers else "Survived" if mid in reachers else "NoCoverage"
+        assert got["status"] == want, got
+        assert {tests[i] for i in got.get("killedBy", [])} == killers.get(mid, set())
+        assert {tests[i] for i in got["coveredBy"]} == reachers.get(mid, set())
+    statuses = {m["status"] for m in mutants.values()}
+    assert {"Killed", "Survived"} <= statuses, statuses  # every mutant is reached here: NoCoverage in test_mte.py
+    assert document["files"]["frames.py"]["source"] == (project / "frames.py").read_text()
 
 
 def test_same_seed_and_trials_give_the_same_campaign(project: Path) -> None:

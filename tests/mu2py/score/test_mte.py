@@ -152,6 +152,28 @@ def test_score_merge_writes_it_too(scored, tmp_path: Path, capsys: pytest.Captur
     assert json.loads((tmp_path / "m.json").read_text()) == document
 
 
+def test_props_verdicts_by_the_weakest_reading(tmp_path: Path) -> None:
+    """A mutant some property kills is Killed (by each that kills it), one reached and never killed Survived, one
+    no property reaches NoCoverage; the properties are the tests, by their node ids."""
+    (tmp_path / "m.py").write_text("x = 1 + 2 + 3\n")
+    entries = [_entry(tmp_path / "m.py", 1, 4, 5, "1"), _entry(tmp_path / "m.py", 1, 8, 9, "2"),
+               _entry(tmp_path / "m.py", 1, 12, 13, "3")]
+    killed, reached, alone = (e["id"] for e in entries)
+    report = {"properties": [
+        {"test": "t.py::test_a", "default_kills": [killed], "new_kills": [], "survivors": [reached]},
+        {"test": "t.py::C::test_b", "default_kills": [], "new_kills": [{"mutant": killed}], "survivors": []},
+        {"test": "t.py::test_lost", "reached": 0, "survivors": [], "lost": "worker died"}]}
+    converted = mte.props_document(report, entries, tmp_path)
+    _validate(converted.report)
+    tests = {t["id"]: t["name"] for t in converted.report["testFiles"]["t.py"]["tests"]}
+    got = {m["id"]: m for m in converted.report["files"]["m.py"]["mutants"]}
+    assert [got[i]["status"] for i in (killed, reached, alone)] == ["Killed", "Survived", "NoCoverage"]
+    assert [tests[i] for i in got[killed]["killedBy"]] == ["test_a", "C::test_b"] == [
+        tests[i] for i in got[killed]["coveredBy"]]
+    assert [tests[i] for i in got[reached]["coveredBy"]] == ["test_a"] and "killedBy" not in got[reached]
+    assert got[alone]["coveredBy"] == [] and set(tests.values()) == {"test_a", "C::test_b", "test_lost"}
+
+
 SORT = "targets.insertion_sort.driver:sort"
 
 
