@@ -198,6 +198,7 @@ class Engine:
         self.mutants_judged = 0  # in this process's life: 0 means the next mutant runs in a fresh process
         self.confirmations = 0  # verdicts re-checked by running the original again
         self.unconfirmed = 0  # of those, how many the original did not reproduce (judged again afresh)
+        self._again_warnings: tuple[Any, ...] | None = None  # the warnings of the original's latest confirming run
 
     def watch(self, leftovers: Callable[[], str | None]) -> None:
         """Add a host's check of what runs leave outside the interpreter, and take the state now as the start."""
@@ -376,7 +377,7 @@ class Engine:
                     self.unconfirmed += 1
                     self.retired = f"mutant {index}'s verdict was not confirmed: {doubt}"
                     break
-                if doubt is not None and reason is KillReason.WARNING:
+                if reason is KillReason.WARNING and not same_warnings(original.warnings, self._again_warnings):
                     reason = None  # the original's own warnings did not come again, even in a fresh process
             verdict = Verdict(index, reason, _detail(reason, original, result))
             verdicts.append(verdict)
@@ -418,6 +419,7 @@ class Engine:
         """
         self.confirmations += 1
         again = self.run_original(value, timeout)
+        self._again_warnings = again.warnings
         drift = self.ledger.check(full=True)
         why = self._retire or drift.retire
         if why is not None:
