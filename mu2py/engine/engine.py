@@ -51,7 +51,7 @@ from mu2py.engine.ledger import Entry, Ledger
 from mu2py.engine.oracle import KillReason, kill_reason, same_warnings, warning_difference
 from mu2py.engine.outside import OutsideState
 from mu2py.engine.payload import ModuleLayout, Payload
-from mu2py.engine.runs import RunResult, Status, Timeout, leave_if_forked, quiet_timeouts, run, wall_alarm
+from mu2py.engine.runs import RunResult, Status, Timeout, Warned, leave_if_forked, quiet_timeouts, run, wall_alarm
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.target.modules import Target
 
@@ -198,7 +198,7 @@ class Engine:
         self.mutants_judged = 0  # in this process's life: 0 means the next mutant runs in a fresh process
         self.confirmations = 0  # verdicts re-checked by running the original again
         self.unconfirmed = 0  # of those, how many the original did not reproduce (judged again afresh)
-        self._again_warnings: tuple[Any, ...] | None = None  # the warnings of the original's latest confirming run
+        self._again_warnings: tuple[Warned, ...] | None = None  # the warnings of the original's latest confirming run
 
     def watch(self, leftovers: Callable[[], str | None]) -> None:
         """Add a host's check of what runs leave outside the interpreter, and take the state now as the start."""
