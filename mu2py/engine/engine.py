@@ -17,6 +17,12 @@ trusted.  Every verdict other than survived is confirmed: the original, run agai
 input right after the mutant, must give the result it gave before; when it does not, the
 verdict is dropped and the process retired, so that a fresh process judges that mutant first
 (a mutant judged first in its process needs no confirmation: nothing ran before it).
+
+Warnings are compared only where the original's repeat: when the original emits any on an input, it
+runs a second time there, and if the two runs' warnings differ (a message naming a time, an id), the
+batch is judged without them (`RunResult.warnings` None).  A verdict that rests on warnings alone
+stands only if the original, run again right after the mutant, gives its warnings again, even in a
+fresh process: one the original's rerun does not reproduce is no kill.
 """
 
 from __future__ import annotations
@@ -42,10 +48,10 @@ from mu2py.engine.copies import (
 )
 from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.engine.ledger import Entry, Ledger
-from mu2py.engine.oracle import KillReason, kill_reason
+from mu2py.engine.oracle import KillReason, kill_reason, same_warnings, warning_difference
 from mu2py.engine.outside import OutsideState
 from mu2py.engine.payload import ModuleLayout, Payload
-from mu2py.engine.runs import RunResult, Status, Timeout, leave_if_forked, quiet_timeouts, run, wall_alarm
+from mu2py.engine.runs import RunResult, Status, Timeout, Warned, leave_if_forked, quiet_timeouts, run, wall_alarm
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.target.modules import Target
 
@@ -192,6 +198,7 @@ class Engine:
         self.mutants_judged = 0  # in this process's life: 0 means the next mutant runs in a fresh process
         self.confirmations = 0  # verdicts re-checked by running the original again
         self.unconfirmed = 0  # of those, how many the original did not reproduce (judged again afresh)
+        self._again_warnings: tuple[Warned, ...] | None = None  # the warnings of the original's latest confirming run
 
     def watch(self, leftovers: Callable[[], str | None]) -> None:
         """Add a host's check of what runs leave outside the interpreter, and take the state now as the start."""
@@ -341,10 +348,11 @@ class Engine:
         self.retired = None
         if original is None:
             original = self.run_original(value)
-            why = self._take_retire()
-            if why is not None:
-                self.retired, self.last_original = f"the original {why}", original
-                return []
+        original = self._comparable(value, original)
+        why = self._take_retire()
+        if why is not None:
+            self.retired, self.last_original = f"the original {why}", original
+            return []
         self.last_original = original
         verdicts: list[Verdict] = []
         for position, index in enumerate(indices):
@@ -369,7 +377,9 @@ class Engine:
                     self.unconfirmed += 1
                     self.retired = f"mutant {index}'s verdict was not confirmed: {doubt}"
                     break
-            verdict = Verdict(index, reason, (result.exc_type or "") if reason is not None else "")
+                if reason is KillReason.WARNING and not same_warnings(original.warnings, self._again_warnings):
+                    reason = None  # the original's own warnings did not come again, even in a fresh process
+            verdict = Verdict(index, reason, _detail(reason, original, result))
             verdicts.append(verdict)
             if on_verdict is not None:
                 on_verdict(position, verdict)
@@ -379,6 +389,18 @@ class Engine:
                 break
         self.progress(len(verdicts), 0)
         return verdicts
+
+    def _comparable(self, value: Any, original: RunResult) -> RunResult:
+        """`original`, its warnings set to None (not compared) when the original, run here once more, emits others.
+
+        Only an original that emitted warnings runs again: one that emitted none has nothing to vary.
+        """
+        if not original.warnings:
+            return original
+        again = self.run_original(value)
+        if same_warnings(original.warnings, again.warnings):
+            return original
+        return replace(original, warnings=None)
 
     def _take_retire(self) -> str | None:
         """Why this process must retire after the latest run (what the ledger could not put back), once."""
@@ -397,6 +419,7 @@ class Engine:
         """
         self.confirmations += 1
         again = self.run_original(value, timeout)
+        self._again_warnings = again.warnings
         drift = self.ledger.check(full=True)
         why = self._retire or drift.retire
         if why is not None:
@@ -406,6 +429,13 @@ class Engine:
         if kill_reason(original, again, self.compare, differential=True, messages=self.messages) is not None:
             return f"the original gave {again.status.name.lower()} {again.exc_type or ''}".rstrip()
         return None
+
+
+def _detail(reason: KillReason | None, original: RunResult, mutant: RunResult) -> str:
+    """A verdict's detail: the mutant's exception type, or the first warning that differs."""
+    if reason is KillReason.WARNING:
+        return warning_difference(original.warnings, mutant.warnings)
+    return (mutant.exc_type or "") if reason is not None else ""
 
 
 def _build_alarm(signum: int, frame: Any) -> None:

@@ -5,6 +5,11 @@ values at once, so nesting deeper than the recursion limit, cycles and shared pa
 visit each, and at most MAX_NODES pairs are visited. When that bound is reached the answer is
 "undecided", which the oracle counts as "not different": a mutant is never killed because its
 output was too big to compare.
+
+Warnings are outputs too: the ones a run emits (`RunResult.warnings`: category, message, the file and
+line they are attributed to, which `stacklevel` decides) are compared in order, memory addresses left
+out of messages, whenever the original's are comparable (not None: a caller sets None when two runs of
+the original on the input emit different ones).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from collections.abc import Callable
 from enum import Enum, StrEnum
 from typing import Any
 
-from mu2py.engine.runs import RunResult, Status
+from mu2py.engine.runs import RunResult, Status, Warned
 
 
 class KillReason(StrEnum):
@@ -27,6 +32,7 @@ class KillReason(StrEnum):
     EXCEPTION = "exception"
     TIMEOUT = "timeout"
     CRASH = "crash"  # the process running the mutant died (os._exit, a signal, a fatal error)
+    WARNING = "warning"  # the same outcome, with other warnings (category, message or where they point)
 
 
 # pairs of values `compare` visits before it gives up with "undecided"
@@ -142,6 +148,33 @@ def default_compare(original: Any, mutant: Any) -> bool:
     return compare(original, mutant) is not False
 
 
+def _plain(warned: Warned) -> Warned:
+    category, message, file, line = warned
+    return (category, _ADDRESS.sub("", message), file, line) if " at 0x" in message else warned
+
+
+def same_warnings(original: tuple[Warned, ...] | None, mutant: tuple[Warned, ...] | None) -> bool:
+    """Whether two runs emitted the same warnings, in the same order, memory addresses in messages left out; True
+    when either is None (not comparable)."""
+    if original is None or mutant is None or original == mutant:
+        return True
+    return len(original) == len(mutant) and all(
+        a == b or _plain(a) == _plain(b) for a, b in zip(original, mutant, strict=True))
+
+
+def warning_difference(original: tuple[Warned, ...] | None, mutant: tuple[Warned, ...] | None) -> str:
+    """The first warning on which two runs differ, for a verdict's detail: `DeprecationWarning at pkg/mod.py:7`."""
+    if original is None or mutant is None:
+        return ""
+    for k in range(max(len(original), len(mutant))):
+        a = original[k] if k < len(original) else None
+        b = mutant[k] if k < len(mutant) else None
+        if a is None or b is None or _plain(a) != _plain(b):
+            category, _, file, line = b if b is not None else a  # type: ignore[misc]
+            return f"{'no ' if b is None else ''}{category.rpartition('.')[2]} at {file}:{line}"
+    return ""
+
+
 def kill_reason(
     original: RunResult,
     mutant: RunResult,
@@ -155,8 +188,9 @@ def kill_reason(
     Killed when: it times out and the original did not; its exceptional behaviour differs
     (raises where the original returned, returns where it raised, or raises another type, or,
     with `messages`, the same type with another message); or (differential oracle only) both
-    returned and `compare` says the outputs differ.  With `differential=False` this is the
-    implicit, exceptions-only oracle.
+    returned and `compare` says the outputs differ; or (differential oracle only), the outcome
+    being the same, the warnings differ (`same_warnings`).  With `differential=False` this is
+    the implicit, exceptions-only oracle.
     """
     if mutant.status is Status.TIMEOUT:
         return None if original.status is Status.TIMEOUT else KillReason.TIMEOUT
@@ -169,11 +203,17 @@ def kill_reason(
             return KillReason.EXCEPTION
         if messages and differential and mutant.exc_message != original.exc_message:
             return KillReason.EXCEPTION
-        return None
+        return _warnings_reason(original, mutant, differential)
     if not differential:
         return None
     try:
         equal = (compare or default_compare)(original.output, mutant.output)
     except Exception:  # noqa: BLE001 - a compare that raises on the mutant's output is a difference
         equal = False
-    return None if equal else KillReason.OUTPUT
+    return _warnings_reason(original, mutant, differential) if equal else KillReason.OUTPUT
+
+
+def _warnings_reason(original: RunResult, mutant: RunResult, differential: bool) -> KillReason | None:
+    if not differential or same_warnings(original.warnings, mutant.warnings):
+        return None
+    return KillReason.WARNING

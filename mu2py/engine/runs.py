@@ -1,4 +1,4 @@
-"""Running one input on one program version: outcome, output, exception and time, under a timeout."""
+"""Running one input on one program version: outcome, output, exception, warnings and time, under a timeout."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -70,9 +71,19 @@ def current_pid() -> int:
     return _pid
 
 
+# one warning a run emitted: (its category's module-qualified name, its message, the file it is attributed to as
+# `where` names it, the line there); what stacklevel changes is the last two
+Warned = tuple[str, str, str, int]
+
+
 @dataclass(frozen=True)
 class RunResult:
-    """The outcome of one run: status, output (when OK), exception type and location (when not)."""
+    """The outcome of one run: status, output (when OK), exception type and location (when not), and the warnings it
+    emitted, in order.
+
+    `warnings` is None when they are not to be compared (a caller found that the original's differ between two runs
+    on the input); a result `run` made always has them.
+    """
 
     status: Status
     output: Any = None
@@ -80,6 +91,7 @@ class RunResult:
     exc_message: str | None = None
     location: str | None = None
     seconds: float = 0.0
+    warnings: tuple[Warned, ...] | None = ()
 
 
 def exc_name(exc: BaseException) -> str:
@@ -115,6 +127,92 @@ def fresh(value: Any) -> Any:
         # a value deepcopy cannot copy is passed as it is rather than stopping the tool: runs may then see
         # each other's changes to it (views and iterators, the usual cases, cannot be changed through)
         return value
+
+
+# a run keeps this many of the warnings it emits (the others are counted): a mutant warning in a loop must not fill
+# the memory, nor the pipe back from its host
+MAX_WARNINGS = 64
+MAX_WARNING_TEXT = 2000  # characters of a warning's message kept
+_warnings: Any = warnings  # the module, with the private names `run` swaps (no type stubs for them)
+# the working directory mu2py started in, for an empty `sys.path` entry: a host works in a scratch directory
+try:
+    _START = os.getcwd()
+except OSError:  # a directory removed under us: empty entries then name nothing
+    _START = ""
+_WHERE: dict[str, str] = {}  # file -> where it is (see `where`), per process
+
+
+def where(filename: str) -> str:
+    """A file as a run's warnings name it: relative to the longest `sys.path` entry holding it (`pkg/mod.py`), with
+    `/` as separator; as given when no entry holds it (`<string>`, a generated driver's `<mu2py ...>`).
+
+    The original's copy, a mutant's and the module itself compile under one file name, so they are named alike; a
+    name relative to the import path also reads the same in a process working in another directory.
+    """
+    found = _WHERE.get(filename)
+    if found is None:
+        found = _WHERE[filename] = _relative(filename)
+    return found
+
+
+def _relative(filename: str) -> str:
+    if not os.path.isabs(filename):
+        return filename
+    best = ""
+    for entry in sys.path:
+        root = os.path.abspath(os.path.join(_START, entry)) if isinstance(entry, str) else ""
+        if root and filename.startswith(root.rstrip(os.sep) + os.sep) and len(root) > len(best):
+            best = root
+    return os.path.relpath(filename, best).replace(os.sep, "/") if best else filename
+
+
+class _Recorder:
+    """Warnings shown during one run, kept as `Warned` in order (the first MAX_WARNINGS; the others counted)."""
+
+    __slots__ = ("kept", "seen")
+
+    def __init__(self) -> None:
+        self.kept: list[Warned] = []
+        self.seen = 0
+
+    def __call__(self, shown: Any) -> None:
+        # called by `warnings` with a WarningMessage, in the program's own call of `warn`: it must not raise there
+        self.seen += 1
+        if self.seen > MAX_WARNINGS:
+            return
+        category = shown.category
+        try:
+            text = str(shown.message)[:MAX_WARNING_TEXT]
+        except Exception:  # noqa: BLE001 - a message whose __str__ raises: its category still counts
+            text = "<unprintable>"
+        self.kept.append((f"{getattr(category, '__module__', '?')}.{getattr(category, '__qualname__', '?')}", text,
+                          where(str(shown.filename)), int(shown.lineno or 0)))
+
+    def result(self) -> tuple[Warned, ...]:
+        """What was kept, and a last entry counting the rest when some were not."""
+        if self.seen > MAX_WARNINGS:
+            return (*self.kept, ("...", f"{self.seen - MAX_WARNINGS} more", "", 0))
+        return tuple(self.kept)
+
+
+_ALWAYS = ("always", None, Warning, None, 0)
+_filters_seen: list[Any] = []  # the last filters `_recording` was given, and what it made of them
+_filters_made: list[Any] = [_ALWAYS]
+
+
+def _recording(filters: list[Any]) -> list[Any]:
+    """The filters a run records under: every action but "error" made "always", and "always" for the rest.
+
+    Each warning is then shown, so recorded, every time: under "default", "once" or "module" the registries would
+    hide a repeat (the next run of the same mutant, the same code in another copy), and "ignore" would hide it from
+    the oracle; a warning the filters turn into an exception still raises.  A new list every time (the program may
+    change it), from the last conversion when the filters did not change since.
+    """
+    global _filters_seen, _filters_made
+    if filters != _filters_seen:
+        made = [(action if action == "error" else "always", *rest) for action, *rest in filters]
+        _filters_seen, _filters_made = list(filters), [*made, _ALWAYS]
+    return list(_filters_made)
 
 
 _alarm_live = False  # True only while a run's own code executes: a late alarm after that is ignored
@@ -193,6 +291,9 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
     exits too (`leave_if_forked`).  A handler of the run's signal the program installed during a timed run
     is replaced by mu2py's again when the run ends, and the timer is cancelled.
 
+    The warnings the call emits are recorded in the result (`RunResult.warnings`), every one of them each time
+    (see `_recording`), and none is shown; the warnings filters and `showwarning` are put back when it ends.
+
     A run whose alarm fired is a timeout, whatever the program did with the exception (caught it in a bare
     `except`, stored it in an asyncio task nobody awaits): the verdict comes from the timer, not from the
     exception reaching mu2py.  A KeyboardInterrupt is the program's outcome where `interrupt_is_outcome`
@@ -215,6 +316,12 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
         signal.setitimer(timer, timeout)  # type: ignore[arg-type]  # not None under use_alarm
     start = time.perf_counter()
     _fired = False
+    # every warning the run emits is recorded, none shown (see `_recording`); what was there is put back after it
+    recorder = _Recorder()
+    saved = _warnings.filters, _warnings.showwarning, _warnings._showwarnmsg_impl
+    _warnings.filters = _recording(saved[0])
+    _warnings._filters_mutated()  # the registries' entries from earlier runs no longer hide a warning
+    _warnings.showwarning, _warnings._showwarnmsg_impl = _warnings._showwarning_orig, recorder
     try:
         try:
             # live only inside the try: an alarm left over from an earlier run is ignored before it
@@ -225,6 +332,8 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
             output = fn(arg)
         finally:
             _alarm_live = False  # the re-armed alarm may still fire below: it must not raise there
+            _warnings.filters, _warnings.showwarning, _warnings._showwarnmsg_impl = saved
+            _warnings._filters_mutated()
             leave_if_forked(pid)
             if guard_exit:
                 os._exit = _REAL_EXIT
@@ -254,15 +363,16 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
         error = error if error is not None else Timeout()
     if status is Status.OK and timeout is not None and seconds > timeout * 1.5 and not use_alarm:
         status = Status.TIMEOUT
+    warned = recorder.result()
     if status is Status.OK:
-        return RunResult(Status.OK, output=output, seconds=seconds)
+        return RunResult(Status.OK, output=output, seconds=seconds, warnings=warned)
     if status is Status.TIMEOUT or error is None:
-        result = RunResult(Status.TIMEOUT, exc_type="Timeout", seconds=seconds)
+        result = RunResult(Status.TIMEOUT, exc_type="Timeout", seconds=seconds, warnings=warned)
         if error is None:
             return result
     else:
         result = RunResult(status, exc_type=exc_name(error), exc_message=str(error)[:200],
-                           location=_location(error), seconds=seconds)
+                           location=_location(error), seconds=seconds, warnings=warned)
     # the traceback holds this frame, whose locals hold the exception: break the cycle now, or whatever
     # the failed (or stopped) run allocated stays alive until the collector runs (and fails the next runs
     # for memory)

@@ -275,7 +275,8 @@ def score_document(result: dict[str, Any], root: Path, *, project_root: bool = T
 
 
 _HOW = {"output": "its output differed from the original's", "exception": "it raised where the original did not, or "
-        "raised another exception", "timeout": "it ran over its time limit", "crash": "it crashed the process"}
+        "raised another exception", "timeout": "it ran over its time limit", "crash": "it crashed the process",
+        "warning": "it emitted other warnings (category, message or the line they point at) than the original"}
 
 
 def mutate_document(result: dict[str, Any], root: Path, driver: str) -> Document:

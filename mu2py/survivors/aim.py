@@ -22,8 +22,9 @@ from mu2py.mutants.catalog import Program
 from mu2py.target.modules import Target
 from mu2py.testgen.signatures import FunctionSpec
 
-# kills a test can assert: the original's output or exception differs (a hang or a crash makes no readable test)
-ASSERTABLE = ("output", "exception")
+# kills a test can assert: the original's output, exception or warnings differ (a hang or a crash makes no readable
+# test)
+ASSERTABLE = ("output", "exception", "warning")
 
 
 @dataclass

@@ -3,7 +3,8 @@
 Each test calls the function with the input's arguments written out (`clamp(x=-1, low=0)`;
 an instance method builds its instance first), and asserts the original's return value
 with `==` (or, when it holds a NaN, equal reprs) or its exception with `pytest.raises` (and
-`match="^" + re.escape(message) + "$"` when the case has one).
+`match="^" + re.escape(message) + "$"` when the case has one), and the warnings the case
+holds with `pytest.warns` around the call (`testgen.warned`).
 Its docstring names the mutants it was written to kill. Values are literals where
 `testgen` can write them faithfully, else pickled into `<file stem>.pickle` next to the
 module (bounded as in `testgen`); an input or output neither fits gives no test, with the
@@ -20,6 +21,7 @@ from typing import Any
 from mu2py.store.atomic import write_atomic
 from mu2py.testgen.render import NOTHING, PICKLE_PROTOCOL, WIDTH, Case, ModuleWriter, literal, pretty
 from mu2py.testgen.signatures import METHOD, SELF, FunctionSpec, Param
+from mu2py.testgen.warned import match_source, warns_checks, warns_statement
 
 
 @dataclass
@@ -110,40 +112,52 @@ def _docstring(kc: KillCase, root: Path | None) -> list[str]:
 
 
 def _test(kc: KillCase, mod: ModuleWriter, label: str, root: Path | None) -> list[str] | str:
-    """The lines of one test function, or why it cannot be written."""
+    """The lines of one test function, or why it cannot be written.
+
+    With warnings to assert, the call (and the instance's construction) runs inside `pytest.warns`, and what is
+    checked after the call (the output, the further warnings and where they point) after that block.  A value
+    spanning lines is written for the column it starts in (continuation lines carry their own indentation).
+    """
     case = kc.case
+    warns = case.warns
+    pad = " " * (8 if warns else 4)  # where the call's statements start
     body: list[str] = []
+    after: list[str] = []
     if case.raises is not None:
-        call = _call(kc, mod, label, 8)
+        call = _call(kc, mod, label, len(pad) + 4)
         if isinstance(call, str):
             return call
         setup, expression = call
         exception = case.raises
         if case.raises_module:
             exception = mod.ref(case.raises_module, case.raises[len(case.raises_module) + 1:])
-        body += [f"    {line}" for line in setup]
+        body += [f"{pad}{line}" for line in setup]
         # anchored: pytest.raises searches, and a mutant wrapping the message ("XX" + it + "XX") would still match
-        match = f', match="^" + re.escape({case.match!r}) + "$"' if case.match else ""
-        body += [f"    with pytest.raises({exception}{match}):", f"        {expression}"]
+        match = f", match={match_source(case.match)}" if case.match else ""
+        body += [f"{pad}with pytest.raises({exception}{match}):", f"{pad}    {expression}"]
     else:
-        call = _call(kc, mod, label, 4)
+        call = _call(kc, mod, label, len(pad))
         if isinstance(call, str):
             return call
         setup, expression = call
         expected, why = _value(mod, case.expected, f"{label}/expected", 4, must_equal=True)
         if expected is None:
             return f"its output {why}"
-        body += [f"    {line}" for line in setup]
+        body += [f"{pad}{line}" for line in setup]
         # nan != nan: a value holding one is compared by repr (plain data only: literals)
         nan = "float('nan')" in (literal(case.expected) or "")
         if nan:
-            body += [f"    actual = {expression}", f"    expected = {expected}",
-                     "    assert repr(actual) == repr(expected)"]
-        elif len(f"    assert {expression} == {expected}") <= WIDTH and "\n" not in expression + expected:
+            body.append(f"{pad}actual = {expression}")
+            after += [f"    expected = {expected}", "    assert repr(actual) == repr(expected)"]
+        elif not warns and len(f"    assert {expression} == {expected}") <= WIDTH and "\n" not in expression + expected:
             body.append(f"    assert {expression} == {expected}")
         else:
-            body += [f"    actual = {expression}", f"    assert actual == {expected}"]
-    return [f"def {kc.test_name}():", *_docstring(kc, root), *body]
+            body.append(f"{pad}actual = {expression}")
+            after.append(f"    assert actual == {expected}")
+    if warns:
+        body.insert(0, f"    {warns_statement(mod, warns)}")
+        after += [f"    {line}" for line in warns_checks(mod, warns, 4, WIDTH)]
+    return [f"def {kc.test_name}():", *_docstring(kc, root), *body, *after]
 
 
 def render(module: str, cases: list[KillCase], command: str, root: Path | None = None) -> Rendered:
@@ -167,19 +181,20 @@ def render(module: str, cases: list[KillCase], command: str, root: Path | None =
     stem = file_stem(module)
     header = [f'"""Tests of {module} written by `mu2py kill`: each kills mutants its suite did not.', "",
               "Each test replays one input found by fuzzing aimed at the suite's surviving mutants and asserts",
-              "what the original code returned (==) or raised; it passed on the original and failed on each",
-              "mutant its docstring names, each in a fresh interpreter, when it was written.",
+              "what the original code returned (==) or raised, and the warnings it emitted; it passed on the",
+              "original and failed on each mutant its docstring names, each in a fresh interpreter, when it was",
+              "written.",
               f"Regenerate with: {command}", '"""', ""]
     imports: list[str] = []
     if mod.pickled:
         imports += ["import pickle"]
-    if any(kc.case.match for kc in rendered.tests.values()):
+    if any(kc.case.match or kc.case.warns for kc in rendered.tests.values()):
         imports += ["import re"]
     if mod.pickled:
         imports += ["from pathlib import Path"]
     if imports:
         imports += [""]
-    if any(kc.case.raises is not None for kc in rendered.tests.values()):
+    if any(kc.case.raises is not None or kc.case.warns for kc in rendered.tests.values()):
         imports += ["import pytest", ""]
     imports += mod.import_lines()
     if mod.pickled:

@@ -1,7 +1,9 @@
 """Regression tests as source: one pytest module per package module, one parametrised test per function.
 
 Every case is one saved input (the argument dict) with what the original returned, asserted
-with `==`, or the exception type it raised, asserted with `pytest.raises`.  Values are
+with `==`, or the exception type it raised, asserted with `pytest.raises`; a case with warnings
+to assert (`warned`) goes to the function's `_warns` (or `_raises_warns`) test, which asserts
+them with `pytest.warns` around the call.  Values are
 written as Python literals when `literal` can (its text evaluates back to a value with the
 same text and structure; `float('nan')`-style calls for special floats) in at most
 MAX_LITERAL characters, wrapped to WIDTH columns; otherwise they go to a pickle file next
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mu2py.testgen.signatures import METHOD, SELF, FunctionSpec, Param
+from mu2py.testgen.warned import ExpectedWarning, category_source
 
 PICKLE_PROTOCOL = 4
 # a value whose literal text is longer than this goes to the pickle file
@@ -37,7 +40,8 @@ _SPECIAL_FLOATS = {"inf": "float('inf')", "-inf": "float('-inf')", "nan": "float
 @dataclass
 class Case:
     """One input and its recorded outcome: `expected` output, or `raises` (a class reference as source) and, when
-    the test is to assert it, `match`: the exception's message."""
+    the test is to assert it, `match`: the exception's message; and the warnings the test asserts, in the order
+    the original first emitted them (`warned.expected_warnings`)."""
 
     id: str
     arguments: dict[str, Any]
@@ -45,6 +49,7 @@ class Case:
     raises: str | None = None
     raises_module: str | None = None
     match: str | None = None
+    warns: tuple[ExpectedWarning, ...] = ()
 
 
 @dataclass
@@ -159,7 +164,8 @@ def pretty(value: Any, indent: int, width: int = WIDTH, first: int = 0) -> str:
 
 
 # names the generated module binds itself (an imported name never takes one of them)
-_RESERVED = frozenset({"pytest", "pickle", "Path", "arguments", "expected", "exception", "actual", "_PICKLED"})
+_RESERVED = frozenset({"pytest", "pickle", "Path", "re", "arguments", "expected", "exception", "actual", "_PICKLED",
+                       "warns", "warned", "category", "message", "here", "w"})
 
 
 @dataclass
@@ -274,6 +280,8 @@ def _function_source(fc: FunctionCases, mod: ModuleWriter) -> list[str]:
     spec = fc.spec
     returned: list[str] = []
     raised: list[str] = []
+    returned_warns: list[str] = []
+    raised_warns: list[str] = []
     notes = list(fc.notes)
     nan = False
     for case in fc.cases:
@@ -282,11 +290,14 @@ def _function_source(fc: FunctionCases, mod: ModuleWriter) -> list[str]:
             notes.append(f"{case.id}: its input {why}")
             continue
         shown = _comment(case.arguments) if args_ref is not None else ""
+        # a case with warnings to assert goes to the function's `_warns` tests, its warnings their third value
+        warns = [(NOTHING, _warns_value(mod, case.warns))] if case.warns else []
         if case.raises is not None:
             exception = case.raises
             if case.raises_module:
                 exception = mod.ref(case.raises_module, case.raises[len(case.raises_module) + 1:])
-            raised += _param([(arguments, args_ref), (NOTHING, exception)], case.id, shown)
+            (raised_warns if warns else raised).extend(
+                _param([(arguments, args_ref), (NOTHING, exception), *warns], case.id, shown))
             continue
         expected, expected_ref, why = mod.value(case.expected, f"{spec.name}/{case.id}/expected", must_equal=True)
         if why is not None:
@@ -296,26 +307,56 @@ def _function_source(fc: FunctionCases, mod: ModuleWriter) -> list[str]:
             shown = _comment(case.arguments, case.expected)
         else:
             nan = nan or "float('nan')" in (literal(expected) or "")
-        returned += _param([(arguments, args_ref), (expected, expected_ref)], case.id, shown)
+        (returned_warns if warns else returned).extend(
+            _param([(arguments, args_ref), (expected, expected_ref), *warns], case.id, shown))
     setup, call = _call(spec, mod)
-    count = sum(1 for line in (*returned, *raised) if line.lstrip().startswith("pytest.param"))
+    count = sum(1 for line in (*returned, *raised, *returned_warns, *raised_warns)
+                if line.lstrip().startswith("pytest.param"))
     fc.written, fc.left_out = count, notes[len(fc.notes):]
     lines = ["", "", f"# {spec.qualname}: {count} case{'' if count == 1 else 's'}"]
     for note in notes:
         lines += [f"# {line}" for line in textwrap.wrap(f"left out {note}", WIDTH - 2, subsequent_indent="  ")]
+    # nan != nan: where an expected value holds one, equal reprs (of plain data) count as equal
+    check = "actual == expected or repr(actual) == repr(expected)" if nan else "actual == expected"
+    tests: list[list[str]] = []
     if returned:
-        # nan != nan: where an expected value holds one, equal reprs (of plain data) count as equal
-        check = "actual == expected or repr(actual) == repr(expected)" if nan else "actual == expected"
-        lines += ["@pytest.mark.parametrize(", '    "arguments, expected",', "    [", *returned, "    ],", ")",
-                  f"def {spec.test_name}(arguments, expected):", *(f"    {line}" for line in setup),
-                  f"    actual = {call}", f"    assert {check}"]
+        tests.append(["@pytest.mark.parametrize(", '    "arguments, expected",', "    [", *returned, "    ],", ")",
+                      f"def {spec.test_name}(arguments, expected):", *(f"    {line}" for line in setup),
+                      f"    actual = {call}", f"    assert {check}"])
     if raised:
-        if returned:
-            lines += ["", ""]
-        lines += ["@pytest.mark.parametrize(", '    "arguments, exception",', "    [", *raised, "    ],", ")",
-                  f"def {spec.test_name}_raises(arguments, exception):", "    with pytest.raises(exception):",
-                  *(f"        {line}" for line in setup), f"        {call}"]
+        tests.append(["@pytest.mark.parametrize(", '    "arguments, exception",', "    [", *raised, "    ],", ")",
+                      f"def {spec.test_name}_raises(arguments, exception):", "    with pytest.raises(exception):",
+                      *(f"        {line}" for line in setup), f"        {call}"])
+    if returned_warns:
+        tests.append(["@pytest.mark.parametrize(", '    "arguments, expected, warns",', "    [", *returned_warns,
+                      "    ],", ")", f"def {spec.test_name}_warns(arguments, expected, warns):", *_WARNS_FIRST,
+                      *(f"        {line}" for line in setup), f"        actual = {call}", f"    assert {check}",
+                      *_WARNS_ALL])
+    if raised_warns:
+        tests.append(["@pytest.mark.parametrize(", '    "arguments, exception, warns",', "    [", *raised_warns,
+                      "    ],", ")", f"def {spec.test_name}_raises_warns(arguments, exception, warns):",
+                      *_WARNS_FIRST, "        with pytest.raises(exception):",
+                      *(f"            {line}" for line in setup), f"            {call}", *_WARNS_ALL])
+    for k, test in enumerate(tests):
+        lines += ["", "", *test] if k else test
     return lines
+
+
+# the body of a parametrized `_warns` test around its call: `warns` holds (category, message, here) triples, the
+# first asserted by `pytest.warns`, each one after the call (`here`: it points at this file, where the call is)
+_WARNS_FIRST = ["    category, message, _ = warns[0]",
+                '    with pytest.warns(category, match="^" + re.escape(message) + "$") as warned:']
+_WARNS_ALL = ["    for category, message, here in warns:",
+              "        assert any(",
+              "            issubclass(w.category, category) and str(w.message) == message",
+              "            and (not here or w.filename == __file__)",
+              "            for w in warned",
+              "        )"]
+
+
+def _warns_value(mod: ModuleWriter, warns: tuple[ExpectedWarning, ...]) -> str:
+    """Source of a case's warnings as a `_warns` test takes them: a list of (category, message, here)."""
+    return "[" + ", ".join(f"({category_source(mod, w)}, {w.message!r}, {w.here})" for w in warns) + "]"
 
 
 def _comment(arguments: Any, expected: Any = NOTHING) -> str:
@@ -361,14 +402,16 @@ def render(module: str, functions: list[FunctionCases], command: str,
     header = [
         f'"""Regression tests of {module}, generated by `mu2py corpus` from a mutation-guided corpus.',
         "",
-        "Each case replays a saved input and asserts what the original code returned (==) or raised",
-        "when the tests were generated.",
+        "Each case replays a saved input and asserts what the original code returned (==) or raised,",
+        "and the warnings it emitted, when the tests were generated.",
         how,
         '"""',
         "",
     ]
-    std = ["import pickle", "from pathlib import Path", ""] if mod.pickled else []
-    imports = [*std, "import pytest", "", *mod.import_lines()]
+    uses_re = any(line.endswith(" as warned:") for line in body)  # a `_warns` test matches messages
+    std = [*(["import pickle"] if mod.pickled else []), *(["import re"] if uses_re else []),
+           *(["from pathlib import Path"] if mod.pickled else [])]
+    imports = [*std, *([""] if std else []), "import pytest", "", *mod.import_lines()]
     pickled_bytes = None
     if mod.pickled:
         imports += ["", "# inputs and outputs with no literal form, pickled when the tests were generated",

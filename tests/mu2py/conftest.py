@@ -49,3 +49,12 @@ def driver_package(tmp_path, monkeypatch):
         return f"{package}.drivers"
 
     return make
+
+
+@pytest.fixture
+def warn_pkg_on_path(monkeypatch):
+    """tests/data/warn_pkg on sys.path for one test (its deprecated function warns), its modules forgotten after it."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "data" / "warn_pkg"))
+    yield
+    for name in [n for n in sys.modules if n == "warn_pkg" or n.startswith("warn_pkg.")]:
+        del sys.modules[name]

@@ -56,3 +56,27 @@ def test_an_exception_message_is_asserted_when_the_case_has_one():
     assert "    with pytest.raises(TypeError):\n        mean(values=[1])\n" in source
     no_message = render("pkg.mod", cases[1:], "mu2py kill --trials 10").source
     assert "import re" not in no_message
+
+
+def test_warnings_are_asserted_around_the_call_with_where_they_point():
+    from mu2py.testgen.warned import ExpectedWarning
+
+    old = _spec("old_total", ["values"])
+    deprecated = ExpectedWarning("DeprecationWarning", None, "old, use new (see docs)", True)
+    own = ExpectedWarning("pkg.errors.LegacyWarning", "pkg.errors", "legacy", False)
+    cases = [KillCase(old, Case("id_000001", {"values": [1]}, expected=1, warns=(deprecated, own)),
+                      [_mutant(8, "'old, use new (see docs)'", "'XXold, use new (see docs)XX'")]),
+             KillCase(old, Case("id_000002", {"values": None}, raises="TypeError", warns=(own,)),
+                      [_mutant(9, "2", "3")])]
+    source = render("pkg.mod", cases, "mu2py kill --trials 10").source
+    compile(source, "test_kill_pkg_mod.py", "exec")
+    assert "import re\n" in source and "import pytest\n" in source and "from pkg.errors import LegacyWarning" in source
+    # the message matched literally and whole; the call inside the block, the output and the rest checked after it
+    assert ("    with pytest.warns(DeprecationWarning, match=\"^\" + re.escape('old, use new (see docs)') + \"$\")"
+            " as warned:\n        actual = old_total(values=[1])\n    assert actual == 1\n") in source
+    assert "and w.filename == __file__" in source  # stacklevel aimed at the caller: this file
+    assert "    assert any(issubclass(w.category, LegacyWarning) and str(w.message) == 'legacy' for w in warned)\n" \
+        in source
+    # raising: pytest.raises inside pytest.warns, so the warnings are checked whether or not the call raised
+    assert ("    with pytest.warns(LegacyWarning, match=\"^\" + re.escape('legacy') + \"$\") as warned:\n"
+            "        with pytest.raises(TypeError):\n            old_total(values=None)\n") in source
