@@ -21,7 +21,7 @@ from typing import Any
 from bonsai.bounds import Bounds
 from bonsai.generator import BoundedGenerator
 from bonsai.grammar import load_grammar
-from bonsai.target import counting_warnings, function_target
+from bonsai.target import count_run_warnings, function_target
 from mu2py.store.atomic import write_json
 
 __all__ = ["Node", "NodeResult", "NodeStats", "count_target_warnings", "failure_records", "node_dir", "read_done",
@@ -132,8 +132,17 @@ def run_node(grammar_path: str, target_spec: str, node: Node, seeds: list[tuple[
 
 def count_target_warnings(fuzzer: Any, counts: Counter[str]) -> None:
     """Make `fuzzer` (a mu2py Fuzzer, before it runs) count its target's warnings in `counts`, never show them."""
-    # every input runs once on the original with coverage, in this process: counting there counts each input once
-    fuzzer._run_original = counting_warnings(fuzzer._run_original, counts)
+    # every input runs once on the original with coverage, in this process: counting there counts each input once.
+    # mu2py's run records the warnings a run emits (they are outputs its oracle compares) and shows none: they are
+    # counted from its result
+    inner = fuzzer._run_original
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        result = inner(*args, **kwargs)
+        count_run_warnings(result, counts)
+        return result
+
+    fuzzer._run_original = counted
 
 
 def failure_records(out: Path) -> list[dict[str, Any]]:

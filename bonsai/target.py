@@ -4,7 +4,8 @@ Every node of a lattice must measure the same modules: they are named once (`mod
 after one warm-up call, so that modules the function imports lazily count alike in every process.
 
 The target's own warnings (`compile` on generated Python text warns about every odd escape) never reach
-the terminal: each execution runs inside `captured_warnings`, which counts them by category instead.
+the terminal: mu2py's `run` records each execution's warnings (they are outputs its oracle compares) and
+`count_run_warnings` counts them by category; code calling the target outside `run` uses `captured_warnings`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 import types
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -24,7 +25,7 @@ from mu2py.errors import UserError
 from mu2py.target.driver import DRIVER_ATTR, Driver, import_module, split_spec
 from mu2py.target.modules import Target, TargetModule, read_module, resolve_modules
 
-__all__ = ["WARM_UP_TIMEOUT", "captured_warnings", "counting_warnings", "format_warning_counts", "function_target",
+__all__ = ["WARM_UP_TIMEOUT", "captured_warnings", "count_run_warnings", "format_warning_counts", "function_target",
            "invisible_code_warning"]
 
 WARM_UP_TIMEOUT = 10.0
@@ -44,14 +45,11 @@ def captured_warnings(counts: Counter[str]) -> Iterator[None]:
                 counts[item.category.__name__] += 1
 
 
-def counting_warnings(fn: Callable[..., Any], counts: Counter[str]) -> Callable[..., Any]:
-    """`fn`, each call of it inside `captured_warnings(counts)`."""
-
-    def quiet(*args: Any, **kwargs: Any) -> Any:
-        with captured_warnings(counts):
-            return fn(*args, **kwargs)
-
-    return quiet
+def count_run_warnings(result: Any, counts: Counter[str]) -> None:
+    """Count the warnings a `mu2py.engine.runs.run` result recorded in `counts`, by category name."""
+    for category, *_ in getattr(result, "warnings", None) or ():
+        if category != "...":  # the entry that counts warnings past the ones a run keeps
+            counts[category.rsplit(".", 1)[-1]] += 1
 
 
 def format_warning_counts(counts: dict[str, int]) -> str:
@@ -85,8 +83,10 @@ def function_target(spec: str, source: Any, prefixes: tuple[str, ...] | None = N
     else:
         chosen = tuple(prefixes) if prefixes else _default_prefixes(drv)
         if isinstance(source, BoundedGenerator):
-            with captured_warnings(Counter() if warning_counts is None else warning_counts):
-                run(drv.fn, source.generate(random.Random(0)).text, WARM_UP_TIMEOUT)  # outcome irrelevant
+            # the outcome is irrelevant; the run's warnings (mu2py's run records them, shows none) are counted
+            warm = run(drv.fn, source.generate(random.Random(0)).text, WARM_UP_TIMEOUT)
+            if warning_counts is not None:
+                count_run_warnings(warm, warning_counts)
         try:
             resolved = resolve_modules(chosen, exclude=module_name)
         except UserError as exc:
