@@ -27,13 +27,40 @@ def sort_runner(sort_program):
     return LocalRunner(sort_program)
 
 
+def _forget(package: str) -> None:
+    """Drop `package` and its submodules from sys.modules (the next test imports its own)."""
+    for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]:
+        del sys.modules[name]
+
+
+def _data_on_path(monkeypatch, folder: str, package: str):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "data" / folder))
+    yield
+    _forget(package)
+
+
 @pytest.fixture
 def odd_pkg_on_path(monkeypatch):
     """tests/data/corpus_odd on sys.path for one test, and its odd_pkg modules forgotten after it."""
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "data" / "corpus_odd"))
-    yield
-    for name in [n for n in sys.modules if n == "odd_pkg" or n.startswith("odd_pkg.")]:
-        del sys.modules[name]
+    yield from _data_on_path(monkeypatch, "corpus_odd", "odd_pkg")
+
+
+@pytest.fixture
+def files_package(tmp_path, monkeypatch):
+    """`make(package, files)`: a package of `files` (name -> text) on sys.path for one test, its modules forgotten
+    after it."""
+    made: list[str] = []
+
+    def make(package: str, files: dict[str, str]) -> None:
+        (tmp_path / package).mkdir()
+        for name, text in files.items():
+            (tmp_path / package / name).write_text(text)
+        monkeypatch.syspath_prepend(str(tmp_path))
+        made.append(package)
+
+    yield make
+    for package in made:
+        _forget(package)
 
 
 @pytest.fixture
@@ -54,7 +81,4 @@ def driver_package(tmp_path, monkeypatch):
 @pytest.fixture
 def warn_pkg_on_path(monkeypatch):
     """tests/data/warn_pkg on sys.path for one test (its deprecated function warns), its modules forgotten after it."""
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "data" / "warn_pkg"))
-    yield
-    for name in [n for n in sys.modules if n == "warn_pkg" or n.startswith("warn_pkg.")]:
-        del sys.modules[name]
+    yield from _data_on_path(monkeypatch, "warn_pkg", "warn_pkg")

@@ -93,12 +93,9 @@ SLOW = {
 
 
 @pytest.fixture
-def slow_pkg(tmp_path, monkeypatch):
+def slow_pkg(files_package):
     """A package whose mutants spin (`i += 1` -> `i -= 1`) or sleep (`n - n` -> `n + n`) where the original returns."""
-    (tmp_path / "slow_pkg").mkdir()
-    for name, text in SLOW.items():
-        (tmp_path / "slow_pkg" / name).write_text(text)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    files_package("slow_pkg", SLOW)
 
 
 @pytest.mark.parametrize(("isolation", "driver", "mutated", "value"), [

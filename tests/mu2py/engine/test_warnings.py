@@ -1,6 +1,5 @@
 """Warnings are outputs: runs record them, the oracle compares them, the engine where the original repeats them."""
 
-import sys
 import warnings
 from pathlib import Path
 
@@ -115,14 +114,8 @@ NOISY = {
 
 
 @pytest.fixture
-def noisy_pkg(tmp_path, monkeypatch):
-    (tmp_path / "noisy_pkg").mkdir()
-    for name, text in NOISY.items():
-        (tmp_path / "noisy_pkg" / name).write_text(text)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield
-    for name in [n for n in sys.modules if n.split(".")[0] == "noisy_pkg"]:
-        del sys.modules[name]
+def noisy_pkg(files_package):
+    files_package("noisy_pkg", NOISY)
 
 
 @pytest.mark.parametrize("isolation", ["host", "none"])
