@@ -159,8 +159,12 @@ class Meter:
             self._progress.detail = detail
         if total == 0:  # rich's update takes None for "unchanged": no total is set on the task itself
             self._progress.tasks[0].total = None
+        shown = self._progress.tasks[0].description
         self._progress.update(self._task, completed=completed, total=total or None, description=description,
                               advance=advance, **fields)
+        if description is not None and description != shown:
+            # a new phase is drawn now, not at the next tick: a phase shorter than the refresh interval is seen too
+            self._progress.refresh()
 
     def plain(self, line: Callable[[], str] | str, phase: object = None) -> None:
         """Print a plain progress line (built only when printed) if it is due; nothing on a terminal."""
