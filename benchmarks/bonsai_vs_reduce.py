@@ -56,6 +56,7 @@ from bonsai.grammar import Grammar, load_grammar  # noqa: E402
 from bonsai.lattice import run_lattice  # noqa: E402
 from bonsai.node import count_target_warnings  # noqa: E402
 from bonsai.target import captured_warnings, format_warning_counts, function_target  # noqa: E402
+from bonsai.validity import bundled_grammar  # noqa: E402
 from mu2py.cli.argtypes import parse_duration  # noqa: E402
 from mu2py.engine.runs import run  # noqa: E402
 from mu2py.feedback.coverage import corpus_coverage  # noqa: E402
@@ -87,6 +88,9 @@ COMPARISONS = {
     "chocopy": Comparison("grammars/chocopy.lark", "targets.chocopy.driver:typecheck"),
     "expr": Comparison("grammars/expr.lark", "targets.expr.driver:evaluate"),
     "indent": Comparison("grammars/indent.lark", "targets.indent.driver:tokens"),
+    # lark's bundled Python grammar against the stdlib's tokenizer (pure Python on 3.11; from 3.12 on it calls
+    # the C tokenizer and little Python code is left to cover)
+    "python": Comparison("python.lark", "targets.indent.driver:tokens", start="file_input"),
 }
 """The comparisons `--targets` chooses from (`all`: every one, in this order)."""
 
@@ -150,9 +154,12 @@ class Progress:
 
 
 def _resolve(grammar: str) -> str:
+    """A grammar's path: as given, else under the checkout, else one of lark's bundled grammars (python.lark)."""
     path = Path(grammar)
     if not path.exists() and (ROOT / grammar).exists():
         return str(ROOT / grammar)
+    if not path.exists() and bundled_grammar(grammar).exists():
+        return str(bundled_grammar(grammar))
     return grammar
 
 

@@ -1,6 +1,7 @@
 """Bonsai fuzzing: bounded grammar generation (and, on top of it, lattice corpus growth).
 
-`bonsai.run` and `bonsai.sample` are the Python API (`bonsai.api`), loaded on first use.
+`bonsai.run`, `bonsai.sample` and `bonsai.source` (a grammar as a `mu2py` driver's input source) are the
+Python API (`bonsai.api`), loaded on first use.
 """
 
 from typing import Any
@@ -25,14 +26,15 @@ __all__ = [
     "render",
     "run",
     "sample",
+    "source",
 ]
 
 # the Python API (bonsai.api), one function per command: loaded on first use, as mu2py's jobs are
-_API = frozenset({"run", "sample"})
+_API = frozenset({"run", "sample", "source"})
 
 
 def __getattr__(name: str) -> Any:
-    """`run` and `sample` from `bonsai.api`, imported when first asked for."""
+    """`run`, `sample` and `source` from `bonsai.api`, imported when first asked for."""
     if name in _API:
         from bonsai import api
 

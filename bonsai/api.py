@@ -15,6 +15,7 @@ Invariants, as for `mu2py.api`: nothing is printed (progress goes to the optiona
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -28,7 +29,7 @@ from bonsai.cli_args import EXIT_FAILURES
 from mu2py.errors import UserError
 from mu2py.steps import Step
 
-__all__ = ["DISTINCT_PATIENCE", "RunResult", "iter_samples", "run", "sample"]
+__all__ = ["DISTINCT_PATIENCE", "RunResult", "iter_samples", "run", "sample", "source"]
 
 PathLike = str | os.PathLike[str]
 
@@ -50,6 +51,39 @@ def _bounds(bounds: Bounds | str | Sequence[int], lattice: bool = False) -> Boun
         what = "lattice bounds must all be >= 1" if lattice else "bounds need m and d >= 1, n >= 0"
         raise UserError(f"--bounds: {what}, got {bounds.idents},{bounds.items},{bounds.depth}")
     return bounds
+
+
+# --- source ----------------------------------------------------------------------------------------------------
+
+
+def source(grammar: PathLike, *, bounds: Bounds | str | Sequence[int] = "3,3,3", start: str | None = None,
+           idents: Sequence[str] | None = None) -> Any:
+    """The bounded generator of `grammar` as a mu2py input source: `@driver(bonsai.source("g.lark"))`.
+
+    `mu2py fuzz` then draws, mutates and saves the choice sequences of the same bounded derivations
+    `bonsai run` grows corpora from (a corpus file holds the rendered text).  The generator is built once
+    per process for the same grammar file (resolved path and modification time), bounds, start rule and
+    identifier terminals: a driver module runs afresh for every mutant copy, and reloading the grammar each
+    time would cost more than the runs.  A grammar that cannot be used raises `UserError` with one line.
+    """
+    path = Path(os.fspath(grammar)).resolve()
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError as exc:
+        raise UserError(f"cannot read grammar {os.fspath(grammar)}: {exc.strerror}") from None
+    return _source(str(path), stamp, _bounds(bounds), start, tuple(idents) if idents else None)
+
+
+@functools.lru_cache(maxsize=32)
+def _source(path: str, stamp: int, bounds: Bounds, start: str | None, idents: tuple[str, ...] | None) -> Any:
+    """`source`'s generator, one per grammar file version and settings (`stamp`: its modification time)."""
+    from bonsai.generator import BoundedGenerator
+    from bonsai.grammar import GrammarLoadError, load_grammar
+
+    try:
+        return BoundedGenerator(load_grammar(path, start=start, is_ident=list(idents) if idents else None), bounds)
+    except GrammarLoadError as exc:
+        raise UserError(str(exc)) from None
 
 
 # --- sample ----------------------------------------------------------------------------------------------------

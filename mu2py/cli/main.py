@@ -19,7 +19,7 @@ from mu2py.budget import now as budget_clock
 from mu2py.budget import process_started
 from mu2py.cli.argtypes import VersionAction, percent, positive_int
 from mu2py.errors import STORAGE_ERRNOS, OutputError, UserError
-from mu2py.mutants.model import one_line
+from mu2py.mutants.model import TABLE_CELL, one_line
 
 Command = Callable[[argparse.Namespace, Console], int]
 
@@ -55,7 +55,7 @@ def _mutants(args: argparse.Namespace, console: Console) -> int:
     for col in ("id", "line", "operator", "original", "mutated"):
         table.add_column(col, overflow="fold")
     for m in mutants:
-        table.add_row(m.id, str(m.line), m.operator, one_line(m.original), one_line(m.mutated))
+        table.add_row(m.id, str(m.line), m.operator, one_line(m.original, TABLE_CELL), one_line(m.mutated, TABLE_CELL))
     console.print(table)
     return 0
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mu2py.mutants.model import one_line
+from mu2py.mutants.model import TABLE_CELL, one_line
 
 if TYPE_CHECKING:
     from mu2py.score.mte import Document
@@ -36,9 +36,10 @@ def print_mutation_report(console: Console, report: dict[str, Any], *, max_rows:
         table = Table(title=f"{len(alive)} surviving mutants", show_lines=False)
         for col in ("id", "reached", "original", "mutated"):
             table.add_column(col, overflow="fold")
-        for m in alive[:max_rows]:
-            table.add_row(escape(m["id"]), "yes" if m.get("reached") else "no", escape(one_line(m["original"])),
-                          escape(one_line(m["mutated"])))
+        # reached and still alive first: those are the mutants an input or a test can be aimed at
+        for m in sorted(alive, key=lambda m: not m.get("reached"))[:max_rows]:
+            table.add_row(escape(m["id"]), "yes" if m.get("reached") else "no",
+                          escape(one_line(m["original"], TABLE_CELL)), escape(one_line(m["mutated"], TABLE_CELL)))
         console.print(table, markup=True)
         if len(alive) > max_rows:
             console.print(f"... and {len(alive) - max_rows} more ({more})")

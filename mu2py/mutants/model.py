@@ -41,6 +41,14 @@ class Mutant:
         return asdict(self)
 
 
-def one_line(code: str) -> str:
-    """A mutant's text on one line, as a table or a summary line shows it (whitespace runs as one space)."""
-    return " ".join(code.split())
+TABLE_CELL = 60
+"""The longest mutant text a table cell shows (the rest of a long span, say a whole `__all__`, is in the JSON)."""
+
+
+def one_line(code: str, limit: int | None = None) -> str:
+    """A mutant's text on one line, as a table or a summary line shows it (whitespace runs as one space).
+
+    With `limit`, a longer text keeps its first `limit - 1` characters and ends in "…" (a table cell: the
+    whole text is in the JSON output and `mu2py show`)."""
+    text = " ".join(code.split())
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"

@@ -94,4 +94,4 @@ def test_targets_and_reduce_time_end_to_end(bench, tmp_path, capsys):
     assert phases[:1] == ["lattice"] and {"fuzz", "reduce", "measure"} <= set(phases)
     with pytest.raises(SystemExit):
         bench.main(["--targets", "nope"])
-    assert "--targets: unknown nope (choose from json, chocopy, expr, indent or all)" in capsys.readouterr().err
+    assert "--targets: unknown nope (choose from json, chocopy, expr, indent, python or all)" in capsys.readouterr().err
