@@ -4,9 +4,10 @@
 `LocalCluster` of N single-threaded worker processes on loopback.  Units and results
 travel as data (pickled by Dask); a worker needs the installed packages, and reads files by the
 paths the client resolved.  Modules of the client's own folders that a unit needs (a target module in the
-current directory, not installed) travel with the job (`DaskExecutor.ship`).  A unit whose worker dies is
-resubmitted by Dask itself (`retries`), and each index is yielded once; a unit that raises fails the whole
-map at once, with the exception's line (`WorkerError`): it would raise again on every retry.
+current directory, not installed) travel with the job (`DaskExecutor.ship`); so does a whole tree of files
+(`DaskExecutor.ship_tree`: the project `score` judges), unpacked once per machine (`unpacked_tree`).  A unit whose
+worker dies is resubmitted by Dask itself (`retries`), and each index is yielded once; a unit that raises fails
+the whole map at once, with the exception's line (`WorkerError`): it would raise again on every retry.
 Dask is optional: without it, `--cluster` says how to install it.
 """
 
@@ -18,11 +19,13 @@ import importlib
 import importlib.util
 import io
 import os
+import shutil
 import site
 import sys
 import sysconfig
 import tempfile
 import threading
+import time
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -81,11 +84,27 @@ def pack(path: Path) -> bytes:
                        and f.suffix not in (".pyc", ".pyo"))
     else:
         files = [path]
+    return _zipped((file.relative_to(path.parent).as_posix(), file) for file in files)
+
+
+def pack_tree(root: Path, files: Iterable[str]) -> bytes:
+    """A zip of `files` (paths relative to `root`) with their permission bits, the same bytes for the same content.
+
+    Entries come in sorted order, so the zip's hash names the tree: `DaskExecutor.ship_tree`, `unpacked_tree`.
+    """
+    return _zipped(((Path(rel).as_posix(), root / rel) for rel in sorted(files)), modes=True)
+
+
+def _zipped(entries: Iterable[tuple[str, Path]], *, modes: bool = False) -> bytes:
+    """The zip of `(name, file)` entries in the given order; no timestamps (a fixed date), so content alone decides
+    the bytes.  With `modes`, each entry keeps its file's permission bits (an executable script stays one)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for file in files:
-            info = zipfile.ZipInfo(file.relative_to(path.parent).as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
+        for name, file in entries:
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
+            if modes:
+                info.external_attr = (file.stat().st_mode & 0o777) << 16
             archive.writestr(info, file.read_bytes())
     return buffer.getvalue()
 
@@ -113,6 +132,60 @@ def unpacked(names: Sequence[str]) -> list[str]:
                 os.replace(scratch, folder)  # whole or not at all, should the worker die meanwhile
             folders.append(str(folder))
     return folders
+
+
+TREE_PREFIX = "mu2py-tree-"
+"""A shipped tree (a project to score) travels as `mu2py-tree-<content hash>.zip`."""
+
+TREE_CACHE = "mu2py-trees"
+"""The folder, next to the Dask workers' own local directories, where shipped trees are unpacked once per machine."""
+
+TREE_UNUSED_DAYS = 7
+"""An unpacked tree no task has used for this many days is removed when another tree is unpacked next to it."""
+
+
+def unpacked_tree(name: str) -> str:
+    """The folder holding the shipped tree `name` (a zip in this Dask worker's local directory), unpacked once.
+
+    The folder is named by the zip (by its content hash) in `TREE_CACHE` beside the worker's local directory, which
+    the workers of one machine share: the first to need it unpacks it (into a scratch folder moved into place, whole
+    or not at all), the others find it.  Each use touches it; trees unused for `TREE_UNUSED_DAYS` are removed.
+    Invariant: the folder's content is the zip's; tasks must copy it before writing (score's sandboxes do).
+    """
+    from distributed import get_worker
+
+    local = Path(get_worker().local_directory)
+    cache = local.parent / TREE_CACHE
+    folder = cache / name.removesuffix(".zip")
+    with _UNPACK_LOCK:  # threads of one worker; other worker processes race through os.replace below
+        if not folder.is_dir():
+            cache.mkdir(parents=True, exist_ok=True)
+            _sweep_trees(cache)
+            scratch = Path(tempfile.mkdtemp(prefix=".unpacking-", dir=cache))
+            try:
+                with zipfile.ZipFile(local / name) as archive:
+                    for info in archive.infolist():
+                        path = archive.extract(info, scratch)
+                        if info.external_attr >> 16:
+                            os.chmod(path, (info.external_attr >> 16) & 0o777)
+                os.replace(scratch, folder)
+            except OSError:
+                shutil.rmtree(scratch, ignore_errors=True)
+                if not folder.is_dir():  # not another worker of this machine that got there first
+                    raise
+        os.utime(folder)  # in use: not swept
+    return str(folder)
+
+
+def _sweep_trees(cache: Path) -> None:
+    """Remove the trees (and abandoned unpackings) in `cache` that no task has touched for `TREE_UNUSED_DAYS`."""
+    cutoff = time.time() - TREE_UNUSED_DAYS * 86400
+    for entry in cache.iterdir():
+        try:
+            if entry.is_dir() and not entry.is_symlink() and entry.stat().st_mtime < cutoff:
+                shutil.rmtree(entry, ignore_errors=True)
+        except OSError:
+            pass
 
 
 def on_path(folders: Sequence[str], fn: Callable[[Any], Any], unit: Any) -> Any:
@@ -236,6 +309,24 @@ class DaskExecutor:
                 self.client.upload_file(str(file), load=False)
             self.shipped[digest] = name
         return list(self.shipped.values())
+
+    def ship_tree(self, data: bytes) -> str:
+        """Send the zipped tree `data` (see `pack_tree`) to every worker, now and joining later; returns its name there.
+
+        Named by its content hash, so a worker never mistakes another tree for it, and registered under that name
+        as an idempotent plugin: the scheduler keeps one copy per content, however many runs send it again.
+        Tasks find it with `unpacked_tree(name)`.
+        """
+        from distributed.diagnostics.plugin import UploadFile
+
+        name = f"{TREE_PREFIX}{hashlib.sha256(data).hexdigest()[:16]}.zip"
+        with tempfile.TemporaryDirectory(prefix="mu2py-ship-") as folder:
+            file = Path(folder) / name
+            file.write_bytes(data)
+            plugin = UploadFile(str(file), load=False)
+        plugin.idempotent = True  # read by register_plugin: the scheduler skips a name it already holds
+        self.client.register_plugin(plugin, name=name)
+        return name
 
     def share(self, value: Any) -> Any:
         """`value` sent once to every worker (a Dask future): tasks given it in their arguments (also inside a

@@ -2,8 +2,9 @@
 
 Every worker hosts the suite's pytest session (`session.host`) and runs `units.run_unit`; on a
 cluster, each task (`score_shard`) hosts one such worker on its machine and keeps it for the
-next shards of the same suite.  A unit's deadline (`deadline`) is a backstop past its tests'
-own timeouts, for a worker stuck inside C code.
+next shards of the same suite, in the copy of the project the client shipped (`shipping`).  A
+unit's deadline (`deadline`) is a backstop past its tests' own timeouts, for a worker stuck
+inside C code.
 
 A worker's start-up is never charged to a unit's deadline, here or on a cluster: its clock starts
 when the unit is sent, and a worker takes units only once it has collected the suite and prepared
@@ -14,7 +15,9 @@ ones do (sent once per run), rather than parsing the modules again.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from mu2py.engine.workers import Processes
@@ -31,8 +34,15 @@ def open_pool(spec: SuiteSpec, config: ScoreConfig, catalog: Catalog | None = No
     workers take the parent's `catalog` of the mutants instead of parsing the modules again."""
     if config.cluster:
         from mu2py.engine.cluster import DaskExecutor
+        from mu2py.score.shipping import pack_project
 
-        return ShardedPool(DaskExecutor(config.cluster), spec, config.shard_size, catalog)
+        project = pack_project(spec)  # before connecting: a project over the size cap fails at once
+        outer = DaskExecutor(config.cluster)
+        try:
+            return ShardedPool(outer, spec, config.shard_size, catalog, project=project)
+        except BaseException:
+            outer.close()
+            raise
     return _local_pool(spec, config.workers, catalog)
 
 
@@ -42,35 +52,71 @@ def _local_pool(spec: SuiteSpec, workers: int, catalog: Catalog | None = None) -
     return Processes(max(1, workers), initializer=host_entry, initargs=(spec, catalog), hosting=True, retries=1)
 
 
-_SHARD_POOLS: dict[SuiteSpec, Processes] = {}
+# the client's spec -> its hosted worker, and the scratch folder of its sandboxes ("": the client's)
+_SHARD_POOLS: dict[SuiteSpec, tuple[Processes, str]] = {}
 
 
 def score_shard(shard: dict[str, Any]) -> list[Any]:
     """Run a shard of units on this machine, in a hosted worker kept for later shards (one cluster task).
 
     The worker's start-up (spawn, imports, collecting the suite, preparing it) comes before its first unit
-    is sent, so no unit's deadline counts it (see `Processes.map_unordered`, `host_entry`)."""
+    is sent, so no unit's deadline counts it (see `Processes.map_unordered`, `host_entry`).  A shard that
+    carries a shipped project (`project`: the zip's name) hosts the suite from this machine's unpacked
+    copy (see `shipping`), and its results name the client's paths."""
     spec = shard["spec"]
-    pool = _SHARD_POOLS.get(spec)
-    if pool is None:
-        for old in _SHARD_POOLS.values():
+    tree = None
+    if "project" in shard:
+        from mu2py.engine.cluster import unpacked_tree
+
+        # every shard marks the tree in use (a run longer than the sweep's age keeps it), and unpacks it again
+        # should it be gone: a hosted worker replacing a lost one copies it anew
+        tree = unpacked_tree(shard["project"]["zip"])
+    entry = _SHARD_POOLS.get(spec)
+    if entry is None:
+        for old, scratch in _SHARD_POOLS.values():
             old.close()
+            if scratch:
+                shutil.rmtree(scratch, ignore_errors=True)
         _SHARD_POOLS.clear()
-        pool = _SHARD_POOLS[spec] = _local_pool(spec, 1, shard.get("catalog"))
-    results = dict(pool.map_unordered(run_unit, shard["units"], deadline=deadline))
-    return [results[i] for i in range(len(shard["units"]))]
+        here, scratch = spec, ""
+        if tree is not None:
+            from mu2py.engine.scratch import make_scratch
+
+            # the sandboxes (copies of the unpacked tree mutants write to) go in a scratch folder of this machine:
+            # the client's may not exist here, and this one is removed with the hosted worker (or, should this
+            # process die, by a later sweep)
+            scratch = make_scratch("mu2py-score-")
+            here = replace(spec.relocated(tree), scratch=scratch)
+        entry = _SHARD_POOLS[spec] = (_local_pool(here, 1, shard.get("catalog")), scratch)
+    results = dict(entry[0].map_unordered(run_unit, shard["units"], deadline=deadline))
+    ordered = [results[i] for i in range(len(shard["units"]))]
+    if tree is None:
+        return ordered
+    from mu2py.score.shipping import mapped_back
+
+    return [mapped_back(result, tree, spec.root) for result in ordered]
 
 
 class ShardedPool:
     """Presents a cluster executor as a pool of score workers: units go out in shards, results come back per unit."""
 
-    def __init__(self, outer: Any, spec: SuiteSpec, size: int, catalog: Catalog | None = None) -> None:
+    def __init__(self, outer: Any, spec: SuiteSpec, size: int, catalog: Catalog | None = None, *,
+                 project: bytes | None = None) -> None:
         self.outer = outer
         self.spec = spec
         self.size = max(1, size)
         self.workers = outer.workers
         self.catalog = catalog
         self._shared: Any = None  # the catalog as sent to the cluster once (a Dask future), for every shard
+        # the project travels to the workers (`shipping`): they need not see the client's files; an executor that
+        # cannot ship trees (a stand-in in tests) runs shards on the client's paths
+        self.project: dict[str, str] | None = None
+        ship = getattr(outer, "ship_tree", None)
+        if ship is not None:
+            from mu2py.score.shipping import pack_project
+
+            data = project if project is not None else pack_project(spec)
+            self.project = {"zip": ship(data)}
 
     @property
     def dashboard(self) -> str:
@@ -86,7 +132,11 @@ class ShardedPool:
             # (seconds per module of a thousand lines)
             share = getattr(self.outer, "share", None)
             self._shared = share(self.catalog) if share is not None else self.catalog
-        payload = {"spec": self.spec} if self._shared is None else {"spec": self.spec, "catalog": self._shared}
+        payload: dict[str, Any] = {"spec": self.spec}
+        if self._shared is not None:
+            payload["catalog"] = self._shared
+        if self.project is not None:
+            payload["project"] = self.project
         # score_shard hosts its own worker process on the cluster machine: no second layer of isolation
         for s, results in self.outer.map_unordered(score_shard, [dict(payload, units=u) for u in shards],
                                                    isolate=False):

@@ -7,6 +7,7 @@ sources are read from files.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,6 +36,31 @@ class SuiteSpec:
         """The same suite as seen in a scratch copy of the project: every path under the root moved there."""
         return replace(self, root=copy.copy, files=tuple(copy.remap(f) for f in self.files),
                        sys_path=tuple(copy.remap(p) for p in self.sys_path))
+
+    def relocated(self, root: str) -> SuiteSpec:
+        """The same suite in a copy of the project at `root` (another machine's): every path under this root, in
+        files, sys.path entries and pytest arguments (`tests`, `--opt=path`), moved there, others unchanged.
+
+        By the paths' text, not by resolving them: they name the client's files, which may not exist here.
+        """
+        def move(path: str) -> str:
+            return moved(path, self.root, root)
+
+        def move_arg(arg: str) -> str:
+            option, eq, value = arg.partition("=")
+            return f"{option}={move(value)}" if eq and option.startswith("-") else move(arg)
+
+        return replace(self, root=root, files=tuple(map(move, self.files)), sys_path=tuple(map(move, self.sys_path)),
+                       pytest_args=tuple(map(move_arg, self.pytest_args)))
+
+
+def moved(path: str, old: str, new: str) -> str:
+    """`path` with its leading folder `old` replaced by `new` (unchanged when it does not lie under `old`)."""
+    if path == old:
+        return new
+    if path.startswith(old.rstrip(os.sep) + os.sep):
+        return new.rstrip(os.sep) + path[len(old.rstrip(os.sep)):]
+    return path
 
 
 # options of every pytest run score starts; the rewrite warning is pytest noticing modules this

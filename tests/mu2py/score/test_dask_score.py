@@ -4,15 +4,22 @@ The sample's verdicts (import-time survivors with no test run and infinite loops
 the same as with `--workers 2`: a Dask worker's start-up (its hosted worker's spawn, imports, the
 suite's collection, the mutants' catalog) is never charged to a unit's deadline.  `--json` prints
 only the report on stdout; the dashboard link goes to stderr.  The cluster is `dask_cluster` (tests/conftest.py).
+
+The workers judge a copy of the project the client shipped, never the client's folder: a conftest.py in
+the project records, per pytest session, the folder it was loaded from and the folder its hosted worker's
+sandbox was copied from.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.conftest import WORKER_ENV
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 
@@ -26,11 +33,40 @@ def _score(project: Path, *how: str) -> tuple[dict, str]:
     return json.loads(proc.stdout), proc.stderr  # stdout is the report and nothing else
 
 
+# every pytest session of the suite (hosted workers, fresh interpreters) appends a line: on a Dask worker or not,
+# the folder this file was loaded from, and the folder the hosted worker's sandbox copied ("" outside one); it
+# reads a data file next to it, which must travel too
+CONFTEST = """
+import os, sys
+from pathlib import Path
+
+here = os.path.dirname(os.path.abspath(__file__))
+assert (Path(here) / "words.txt").read_text() == "shipped\\n"
+host = getattr(sys.modules.get("mu2py.score.hosted"), "HOST", None)
+origin = host.sandbox.original if host is not None and host.sandbox is not None else ""
+with open({seen!r}, "a") as out:
+    out.write(f"{{os.environ.get({worker!r}, '0')}}\\t{{here}}\\t{{origin}}\\n")
+"""
+
+
 def test_score_on_a_dask_cluster_equals_local_workers(dask_cluster: str, tmp_path: Path) -> None:
-    project = tmp_path / "project"
+    project, seen = tmp_path / "project", tmp_path / "seen.txt"
     shutil.copytree(DATA / "score_sample", project)
+    (project / "tests" / "conftest.py").write_text(CONFTEST.format(seen=str(seen), worker=WORKER_ENV))
+    (project / "tests" / "words.txt").write_text("shipped\n")
     local, _ = _score(project, "--workers", "2")
     remote, notes = _score(project, "--cluster", dask_cluster)
+    sessions = [line.split("\t") for line in seen.read_text().splitlines()]
+    client = os.path.realpath(project)
+    # locally, the hosted workers' sandboxes are copies of the client's folder
+    assert {origin for flag, _, origin in sessions if flag == "0" and origin} == {client}
+    on_workers = [(here, origin) for flag, here, origin in sessions if flag == "1"]
+    assert on_workers and all(origin for _, origin in on_workers)  # a hosted worker per Dask worker, at least
+    for here, origin in on_workers:
+        # on the cluster they copy the shipped tree, unpacked on the workers' machine, named by its content hash
+        assert Path(origin).parent.name == "mu2py-trees" and Path(origin).name.startswith("mu2py-tree-"), origin
+        assert not here.startswith(client + os.sep) and not origin.startswith(client), (here, origin)
+    assert all(m["file"].startswith(str(project)) for m in remote["mutants"])  # the report names the client's files
     statuses = {m["id"]: m["status"] for m in local["mutants"]}
     assert {m["id"]: m["status"] for m in remote["mutants"]} == statuses
     assert remote["summary"] == {**remote["summary"], **{k: local["summary"][k] for k in (
