@@ -199,9 +199,9 @@ class _View:
 
 def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argparse.Namespace], Any]) -> int:
     from mu2py.api import fuzz
-    from mu2py.cli.report import check_mte, write_mte
+    from mu2py.cli.report import check_mte, write_mte, write_mutants_html
 
-    check_mte(args.mte)
+    check_mte(args.mte, args.html)
     view = _View(console, args.quiet, _time_budget(args.time), getattr(args, "started", None))
     try:
         result = fuzz(args.target, trials=args.trials, time=args.time, seed=args.seed, out=args.out,
@@ -226,6 +226,10 @@ def _fuzz(args: argparse.Namespace, console: Console, prefixes: Callable[[argpar
         write_mte(args.mte, report, args.target)
     elif args.mte:
         console.print(f"--mte: no mutants report to write ({args.mte} not written)")
+    if args.html and report is not None:
+        console.print(f"HTML report: {write_mutants_html(args.html, report, args.target, 'fuzz')}")
+    elif args.html:
+        console.print(f"--html: no mutants report to write ({args.html} not written)")
     if args.workers > 1 or args.cluster:  # parallel campaigns, merged
         if report is not None:
             print_mutation_report(console, report, max_rows=10, more=f"all of them in {out / 'mutants.json'}",  # type: ignore[operator]  # not None: parallel runs need --out
@@ -355,6 +359,9 @@ def add_commands(sub: Any, evaluation_args: Callable[[argparse.ArgumentParser], 
     p.add_argument("--mte", metavar="FILE",
                    help="write the mutants report (as mutants.json) as mutation-testing-report-schema JSON (Stryker's "
                         "format: every mutant in its file's source; the inputs stand for the tests)")
+    p.add_argument("--html", metavar="DIR",
+                   help="write the mutants report as an HTML report (offline: open DIR/index.html): every mutant on "
+                        "its line in the file's source, with its status and the input that killed it")
     evaluation_args(p)
     p.set_defaults(run=lambda a, c: _fuzz_or_say_where(a, c, prefixes), own_stdout=True)
 

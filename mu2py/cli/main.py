@@ -60,6 +60,8 @@ def _mutants(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+HTML_HELP = ("write an HTML report (offline: open DIR/index.html): every mutant on its line in the file's source, "
+             "with its status and the input that killed it")
 MTE_HELP = ("write the report as mutation-testing-report-schema JSON (Stryker's format: every mutant in its file's "
             "source; the inputs stand for the tests), which mutation-testing-elements reads")
 
@@ -82,7 +84,7 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
     from mu2py.api import MutateProgress, mutate
     from mu2py.cli.report import check_mte, write_mte
 
-    check_mte(args.mte)
+    check_mte(args.mte, args.html)
     run = partial(mutate, args.target, inputs=args.input or (), values=args.value or (), targets=_prefixes(args),
                   timeout=args.timeout, opt=args.opt, memory_limit=args.memory_limit, workers=args.workers,
                   cluster=args.cluster, fail_under=args.fail_under)
@@ -112,6 +114,12 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
         result = run(progress=plain)
     if args.mte:
         write_mte(args.mte, result.report, args.target)
+    if args.html:
+        from mu2py.cli.report import write_mutants_html
+
+        index = write_mutants_html(args.html, result.report, args.target, "mutate")
+        if not args.json:  # stdout holds the report alone
+            console.print(f"HTML report: {index}")
     if args.json:
         print(json.dumps(result.report, indent=1), file=console.file)
     else:
@@ -144,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-under", type=percent, metavar="PCT",
                    help="exit with code 1 when the mutation score is below PCT (for CI)")
     p.add_argument("--mte", metavar="FILE", help=MTE_HELP)
+    p.add_argument("--html", metavar="DIR", help=HTML_HELP)
     _evaluation_args(p)
     p.set_defaults(run=_mutate, own_stdout=True)
 

@@ -1,5 +1,6 @@
 """Human-readable reports: mutation summaries and survivor tables in the terminal; `mutate`'s and `fuzz`'s
-report, `kill`'s score after and `props`' verdicts as a mutation-testing-report-schema document (`--mte FILE`)."""
+report, `kill`'s score after and `props`' verdicts as a mutation-testing-report-schema document (`--mte FILE`), and
+`mutate`'s and `fuzz`'s as the HTML page that shows such a document (`--html DIR`)."""
 
 from __future__ import annotations
 
@@ -52,12 +53,23 @@ def print_mutation_report(console: Console, report: dict[str, Any], *, max_rows:
     )
 
 
-def check_mte(path: str | None) -> None:
-    """A `--mte FILE` whose folder cannot be written is named before the run, not after it."""
-    if path:
-        from mu2py.store.atomic import ensure_writable
+def check_mte(path: str | None, html: str | None = None) -> None:
+    """A `--mte FILE` whose folder, or an `--html DIR` that, cannot be written is named before the run, not after
+    it."""
+    from mu2py.store.atomic import ensure_writable
 
+    if path:
         ensure_writable(Path(path).parent)
+    if html:
+        ensure_writable(Path(html))
+
+
+def write_mutants_html(directory: str, report: dict[str, Any], driver: str, command: str) -> Path:
+    """Write the HTML page of a `mutate`-shaped report (`command`'s: mutate or fuzz) into `directory`, each file
+    atomically, paths relative to the current directory (as `write_mte`); returns the index path."""
+    from mu2py.score.html import write_mutants_html as write
+
+    return write(report, Path(directory), Path.cwd(), driver, command)
 
 
 def write_mte(path: str, report: dict[str, Any], driver: str) -> None:

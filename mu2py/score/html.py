@@ -1,6 +1,6 @@
 """The HTML report of `mu2py score --html DIR`: the mutation-testing-elements web component (vendored, see
 `vendor/README.md`) showing the report's mutation-testing-report-schema document, under mu2py's summary and its
-survivors in triage order.
+survivors in triage order; and of `mutate --html DIR` and `fuzz --html DIR`, the inputs standing for the tests.
 
 DIR gets `index.html`, with the document inlined, and the component's script (and its licence) beside it: the page
 works offline, from a file:// URL, and names no folder of the machine it was made on.  The component shows each
@@ -17,8 +17,8 @@ from typing import Any
 from urllib.parse import quote
 
 from mu2py.mutants.model import one_line
-from mu2py.score.mte import ELEMENTS_VERSION, score_document
-from mu2py.score.reports import relative, summary_percent
+from mu2py.score.mte import ELEMENTS_VERSION, Document, mutate_document, score_document
+from mu2py.score.reports import relative, score_percent, summary_percent
 from mu2py.store.atomic import write_atomic
 
 VENDOR = Path(__file__).resolve().parent / "vendor"
@@ -85,8 +85,28 @@ def _triage(report: dict[str, Any], root: Path, shown: dict[str, str]) -> str:
             "<th>why here</th></tr>" + "".join(rows) + "</table></details>")
 
 
+def _page(converted: Document, title: str, heading: str, about: str, killers: str, notes: list[str],
+          extra: str = "") -> str:
+    """index.html: mu2py's heading, a line about the run (`killers`: what the component shows as the tests), notes
+    (and `extra`), then the component showing the document (its script beside the page)."""
+    notes = [*notes, *(f"<p class='note'>{escape(rel)} is not shown: {escape(why)}.</p>"
+                       for rel, why in converted.left_out.items())]
+    return (
+        "<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{escape(title)}</title>"
+        f"<style>{STYLE}</style>"
+        f"<script src='{SCRIPT}'></script></head><body>\n"
+        f"<section id='mu2py'><h1>{escape(heading)}</h1>"
+        f"<p>{about} Below, every mutant on its line (click one: its status, why, and the {killers}), drawn by "
+        "<a href='https://github.com/stryker-mutator/mutation-testing-elements'>mutation-testing-elements</a> "
+        f"{ELEMENTS_VERSION}.</p>" + "".join(notes) + extra + "</section>\n"
+        "<mutation-test-report-app title-postfix='mu2py'></mutation-test-report-app>\n"
+        f"<script id='mu2py-report' type='application/json'>{_json_in_html(converted.report)}</script>\n"
+        f"<script>{SETUP}</script>\n</body></html>\n")
+
+
 def page(report: dict[str, Any], root: Path) -> str:
-    """index.html: mu2py's summary and triage, then the component showing the report (its script beside it)."""
+    """index.html of a score report: mu2py's summary and triage, then the component showing the report."""
     converted = score_document(report, root, project_root=False)
     s = report["summary"]
     notes = []
@@ -94,22 +114,33 @@ def page(report: dict[str, Any], root: Path) -> str:
         notes.append(f"<p class='note'><b>{s['skipped_import_time']} import-time mutants were skipped</b> "
                      "(<code>--import-time skip</code>): constants, default values and class attributes are not part "
                      "of this score.</p>")
-    for rel, why in converted.left_out.items():
-        notes.append(f"<p class='note'>{escape(rel)} is not shown: {escape(why)}.</p>")
-    return (
-        "<!doctype html>\n<html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>mutation score</title>"
-        f"<style>{STYLE}</style>"
-        f"<script src='{SCRIPT}'></script></head><body>\n"
-        f"<section id='mu2py'><h1>Mutation score: {summary_percent(s)}</h1>"
-        f"<p>{s['total']} mutants, {s['tests']} tests, {s['seconds']} s; {s['pruned_infection']} survivors proved by "
-        "infection analysis without running. Below, every mutant on its line (click one: its status, why, and the "
-        f"tests that killed or cover it), drawn by <a href='https://github.com/stryker-mutator/mutation-testing-"
-        f"elements'>mutation-testing-elements</a> {ELEMENTS_VERSION}.</p>"
-        + "".join(notes) + _triage(report, root, component_paths(list(converted.report["files"]))) + "</section>\n"
-        "<mutation-test-report-app title-postfix='mu2py'></mutation-test-report-app>\n"
-        f"<script id='mu2py-report' type='application/json'>{_json_in_html(converted.report)}</script>\n"
-        f"<script>{SETUP}</script>\n</body></html>\n")
+    about = (f"{s['total']} mutants, {s['tests']} tests, {s['seconds']} s; {s['pruned_infection']} survivors proved by "
+             "infection analysis without running.")
+    return _page(converted, "mutation score", f"Mutation score: {summary_percent(s)}", about,
+                 "tests that killed or cover it", notes,
+                 _triage(report, root, component_paths(list(converted.report["files"]))))
+
+
+def mutants_page(report: dict[str, Any], root: Path, driver: str, command: str) -> str:
+    """index.html of a `mutate` report or a fuzz campaign's (`command`): the score the inputs earn, then the
+    component showing the report, the inputs standing for the tests (see `mte.mutate_document`)."""
+    converted = mutate_document(report, root, driver, project_root=False)
+    s = report["summary"]
+    inputs = len(report.get("inputs", ()))
+    about = (f"<code>mu2py {escape(command)} {escape(driver)}</code>: {s['total']} mutants"
+             + (f", {inputs} inputs" if inputs else "")
+             + f"; {s['killed']} killed, {s['alive']} alive ({s.get('not_reached', 0)} reached by no input).")
+    return _page(converted, f"mutation score: {driver}", f"Mutation score: {score_percent(s['killed'], s['total'])}",
+                 about, "input that killed it", [])
+
+
+def _write_page(directory: Path, text: str) -> Path:
+    """Write the component's script (and licence), then index.html, into `directory`; returns the index path."""
+    write_atomic(directory / SCRIPT, (VENDOR / SCRIPT).read_bytes())
+    write_atomic(directory / LICENSE, (VENDOR / "LICENSE").read_bytes())
+    path = directory / "index.html"
+    write_atomic(path, text)
+    return path
 
 
 def write_html(report: dict[str, Any], directory: Path, root: Path | None = None) -> Path:
@@ -118,8 +149,9 @@ def write_html(report: dict[str, Any], directory: Path, root: Path | None = None
     Paths are shown relative to `root` (default: the report's own root) when under it.
     """
     root = root if root is not None else Path(report.get("root") or ".").resolve()
-    write_atomic(directory / SCRIPT, (VENDOR / SCRIPT).read_bytes())
-    write_atomic(directory / LICENSE, (VENDOR / "LICENSE").read_bytes())
-    path = directory / "index.html"
-    write_atomic(path, page(report, root))
-    return path
+    return _write_page(directory, page(report, root))
+
+
+def write_mutants_html(report: dict[str, Any], directory: Path, root: Path, driver: str, command: str) -> Path:
+    """Write the page of a `mutate` or `fuzz` report (`mutants_page`) into `directory`, as `write_html` does."""
+    return _write_page(directory, mutants_page(report, root, driver, command))

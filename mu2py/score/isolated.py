@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mu2py.score import hosted, ports
+from mu2py.score.failures import FAILURE_CHARS
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.spec import PYTEST_OPTIONS, plugin_options
 
@@ -75,6 +76,20 @@ class _Reports:
     @pytest.hookimpl(tryfirst=True)
     def pytest_configure(self, config):
         config.option.tbstyle = "value"
+    def pytest_exception_interact(self, node, call, report):
+        # the first failure, in one line, for the verdict (see mu2py.score.failures): made only when a test fails
+        where = _spec.get("failure_file")
+        if not where or os.path.exists(where):
+            return
+        try:
+            from mu2py.score.failures import failure_line, subtest_label, under_root
+            label = subtest_label(report) if getattr(report, "context", None) is not None else ""
+            line = failure_line(call.excinfo, str(getattr(node, "path", "")), call.when, *under_root(os.getcwd()),
+                                label)
+            with open(where, "w", encoding="utf-8") as out:
+                out.write(line)
+        except Exception:
+            pass  # the summary line of the session's output says less, but something
     @pytest.hookimpl(tryfirst=True)
     def pytest_keyboard_interrupt(self, excinfo):
         full = excinfo.getrepr
@@ -90,10 +105,13 @@ pytest.main = _main
 '''
 
 
-def write_spec(path: Path, module: str, file: str, is_package: bool, source: str) -> None:
-    """Describe for `INJECT` the mutant to import in place of `module` (and where the workers' bind lock is)."""
+def write_spec(path: Path, module: str, file: str, is_package: bool, source: str,
+               failure_file: Path | None = None) -> None:
+    """Describe for `INJECT` the mutant to import in place of `module` (and where the workers' bind lock is, and
+    where to write how the first failing test failed)."""
     path.write_text(json.dumps({"module": module, "file": file, "is_package": is_package, "source": source,
-                                "bind_lock": ports.LOCK_FILE}))
+                                "bind_lock": ports.LOCK_FILE,
+                                "failure_file": str(failure_file) if failure_file is not None else None}))
 
 
 def isolated(unit: dict[str, Any]) -> dict[str, Any]:
@@ -111,8 +129,8 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
     m = program.mutants[unit["index"]]
     info = program.module_of(m.id)
     with tempfile.TemporaryDirectory(prefix="mu2py-isolated-") as tmp:
-        spec_path = Path(tmp) / "spec.json"
-        write_spec(spec_path, m.module, info.file, info.is_package, program.mutant_source(m.id))
+        spec_path, failure_file = Path(tmp) / "spec.json", Path(tmp) / "failure.txt"
+        write_spec(spec_path, m.module, info.file, info.is_package, program.mutant_source(m.id), failure_file)
         before = unit.get("tests_run", 0)  # tests the mutant already passed in place
         selections: list[tuple[list[str], bool]] = []
         if unit.get("only"):
@@ -124,15 +142,17 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
         selections.append((list(state.spec.pytest_args), True))
         try:
             for selection, decisive in selections:
+                failure_file.unlink(missing_ok=True)  # a session's failure, never an earlier one's
                 options = [*PYTEST_OPTIONS, *plugin_options(state.spec.pytest_args)]
                 code, output = _fresh_pytest(state, ["-x", "-q", *options, *selection], str(spec_path), tmp,
                                              unit["timeout"])
                 ran = before + _count_run(output)
                 if code == "timeout":
                     return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>",
-                            "tests_run": max(ran, 1)}
+                            "tests_run": max(ran, 1), "failure": f"timed out after {unit['timeout']:.3g} s"}
                 if code == 1 or (code != 0 and decisive and selection is selections[-1][0]):
-                    return {"status": "killed", "killed_by": _failed_test(output), "tests_run": max(ran, 1)}
+                    return {"status": "killed", "killed_by": _failed_test(output), "tests_run": max(ran, 1),
+                            "failure": _failure(failure_file, output)}
                 if code == 0 and decisive:
                     return {"status": "survived", "killed_by": None, "tests_run": ran}
         finally:
@@ -151,6 +171,19 @@ def _failed_test(output: str) -> str:
             # no space in it unless a parameter id does, which a subtest line cannot tell apart
             return head.rsplit(" ", 1)[-1]
     return "<suite in a fresh interpreter>"
+
+
+def _failure(failure_file: Path, output: str) -> str | None:
+    """How the session's first failing test failed: the line `INJECT` wrote, else the message the quiet session's
+    summary gives it (`FAILED id - ...`: cut to the session's terminal width), else None."""
+    try:
+        return failure_file.read_text(encoding="utf-8")
+    except OSError:
+        pass  # mu2py not importable in the session, or no failure reached pytest's hook (a crash)
+    for line in output.splitlines():
+        if line.startswith(("FAILED ", "ERROR ", "SUBFAILED")) and " - " in line:
+            return line.split(" - ", 1)[1].strip()[:FAILURE_CHARS] or None
+    return None
 
 
 def _count_run(output: str) -> int:

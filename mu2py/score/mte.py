@@ -40,6 +40,8 @@ class Document:
 def status(entry: dict[str, Any]) -> tuple[str, str, str | None]:
     """(the schema's status, its reason, the killing test's id or None) of a score report entry."""
     reason, _, _ = outcome(entry)
+    if entry.get("failure"):  # how the killing test failed: the line a person reads first
+        reason = f"{reason}: {entry['failure']}"
     by = entry.get("killed_by") or ""
     if entry["status"] == "killed" and by.startswith("<compile error"):
         return "CompileError", reason, None
@@ -279,10 +281,10 @@ _HOW = {"output": "its output differed from the original's", "exception": "it ra
         "warning": "it emitted other warnings (category, message or the line they point at) than the original"}
 
 
-def mutate_document(result: dict[str, Any], root: Path, driver: str) -> Document:
+def mutate_document(result: dict[str, Any], root: Path, driver: str, *, project_root: bool = True) -> Document:
     """The document of a `mutate --json` report (or a fuzz campaign's mutants.json): the inputs play the tests,
     under `testFiles` as the driver's; a mutant killed by a timeout is Timeout, by any other difference Killed; one
-    no input reached is NoCoverage."""
+    no input reached is NoCoverage.  `project_root` as for `build`."""
 
     def verdict(entry: dict[str, Any]) -> Verdict:
         if entry["status"] == "killed":
@@ -295,7 +297,7 @@ def mutate_document(result: dict[str, Any], root: Path, driver: str) -> Document
         return Verdict("Survived", "no input told it apart from the original")
 
     return build(result["mutants"], root, verdict, tests=result.get("inputs", ()),
-                 group=lambda label: (driver, label))
+                 group=lambda label: (driver, label), project_root=project_root)
 
 
 def props_document(report: dict[str, Any], mutants: list[dict[str, Any]], root: Path) -> Document:

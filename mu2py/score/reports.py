@@ -217,7 +217,8 @@ def junit(report: dict[str, Any], root: Path) -> str:
                                          f"{m['mutated']}")
             else:
                 ET.SubElement(case, "system-out").text = _xml_text(
-                    f"{m['status']} by {m.get('killed_by') or 'its tests'}")
+                    f"{m['status']} by {m.get('killed_by') or 'its tests'}"
+                    + (f": {m['failure']}" if m.get("failure") else ""))
     suites.set("tests", str(len(report["mutants"])))
     suites.set("failures", str(len(_undetected(report))))
     ET.indent(suites)
@@ -346,7 +347,7 @@ def report(state: ScoreRun) -> dict[str, Any]:
                 skipped += 1
             continue
         entry = m.to_json()
-        entry.update(status=verdict["status"], killed_by=verdict.get("killed_by"),
+        entry.update(status=verdict["status"], killed_by=verdict.get("killed_by"), failure=verdict.get("failure"),
                      tests_run=verdict.get("tests_run", 0), pruned=verdict.get("pruned"),
                      cached=bool(verdict.get("cached")), mode=verdict.get("mode"),
                      isolated_because=verdict.get("isolated_because"), seconds=verdict.get("seconds"),

@@ -4,6 +4,8 @@ The timeout is SIGALRM on the real-time interval timer; its handler notes that i
 the engine's `Timeout` inside the test, which pytest reports as the test's failure (teardown still
 runs, without a second alarm).  A `@given` test's examples each get a shorter alarm of their own
 (see `given`), and a test waiting to bind a fixed address pauses the timer meanwhile (see `ports`).
+A run that judges a mutant (it has a timeout) and fails or times out leaves how, in one line, in
+`last_failure` (see `failures`): made only then, so a passing test costs nothing more.
 
 Invariants: after `run_test` the timer is cancelled and the SIGALRM handler in place before it
 is back; the outcome is "timeout" exactly when the alarm fired during the run; an alarm that
@@ -18,7 +20,7 @@ from typing import Any
 
 from mu2py.engine.runs import Timeout, wall_alarm
 from mu2py.engine.workers import request_restart
-from mu2py.score import given, hosted, lean, ports
+from mu2py.score import failures, given, hosted, lean, ports
 from mu2py.score.params import restore_params
 from mu2py.score.warned import filters_of
 
@@ -31,6 +33,9 @@ _testing = False  # `run_test` is running a test
 _suspect = False  # an alarm of the running test may have interrupted pytest's own bookkeeping
 replacing = False  # the latest `run_test` asked for its worker to be replaced (its state is suspect)
 _project: tuple[str, frozenset[str]] | None = None  # (project root + os.sep, files under test): see `_in_project`
+_decided_by: Any = None  # the report of the failing subtest that decides the judged test (see `note_report`)
+_fired_in_example: float | None = None  # the alarm fired inside a @given example: that example's limit
+last_failure: str | None = None  # the first failure of the latest judged run, one line (see `note_failure`)
 
 
 def note_report(report: Any) -> None:
@@ -38,13 +43,48 @@ def note_report(report: Any) -> None:
     # `run_test` does not log its test's own reports: what is logged while it runs comes from inside the
     # test, a subtest (unittest's `self.subTest`, the `subtests` fixture) reported on its own.  pytest 9
     # leaves the test's call report passed when one fails; a plain run fails, and so must a judged run
-    global _subtest_failed
+    global _decided_by, _subtest_failed
     if report.failed and not hasattr(report, "wasxfail"):
         _subtest_failed = True
-        if _judging:
-            # the verdict is decided: the test's later subtests (hundreds, in a data-driven test) would only
-            # spend the mutant's time; raised out of the subtest's context, it ends the test as a failure
-            raise lean.SubtestDecided()
+        if _judging and _decided_by is None:
+            # the verdict is decided: the test's later subtests (hundreds, in a data-driven test) would only spend
+            # the mutant's time; pytest hands the subtest's exception to `note_failure` next, which ends the test
+            _decided_by = report
+
+
+def note_failure(item: Any, call: Any, report: Any) -> None:
+    """Note a phase of a test, or a subtest, that raised (the session's `pytest_exception_interact`: a failure,
+    not a skip); a judged test's first failing subtest ends it."""
+    global _decided_by
+    # only a judged run's first failure is kept: the one the verdict names; nothing is formatted otherwise
+    if _judging:
+        label = failures.subtest_label(report) if report is _decided_by else ""
+        _note(lambda: failures.failure_line(call.excinfo, str(item.path), call.when, _in_project, _relative, label))
+    if report is _decided_by and report is not None:
+        _decided_by = None
+        # raised out of the subtest's context (after its report is logged), it ends the test as a failure
+        raise lean.SubtestDecided()
+
+
+def _note(line: Any) -> None:
+    """Keep `line()` as `last_failure` unless one is kept already; a summary that cannot be made is no error."""
+    global last_failure
+    if last_failure is None:
+        try:
+            last_failure = line()
+        except Exception:  # noqa: BLE001 - a mutant's exception may break its own str(): the verdict stands
+            last_failure = "(the failure could not be described)"
+
+
+def _relative(filename: str) -> str:
+    """`filename` relative to the project root (this worker's copy of it, or the project itself)."""
+    state = hosted.state()
+    for root in [state.spec.root, *([state.sandbox.original] if state.sandbox is not None else [])]:
+        _, relative = failures.under_root(root)
+        rel = relative(filename)
+        if rel != filename:
+            return rel
+    return filename
 
 
 def note_bind(address: Any) -> None:
@@ -98,8 +138,9 @@ def _pytest_internal(filename: str) -> bool:
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
-    global _fired, _suspect
+    global _fired, _fired_in_example, _suspect
     _fired = True
+    _fired_in_example = given.limit if given.inside else None
     given.on_alarm()
     if not given.inside and not interrupted_test_code(frame):
         _suspect = True
@@ -138,8 +179,10 @@ def _run(item: Any, timeout: float | None, lean_run: bool, nextitem: Any = None)
     hosted.before_test(state)
     hosted.fresh_start(state)
     restore_params(state.params, item)
-    global _fired, _judging, _subtest_failed, _suspect, _testing, last_skipped, replacing
+    global _decided_by, _fired, _fired_in_example, _judging, _subtest_failed, _suspect, _testing
+    global last_failure, last_skipped, replacing
     _fired = _subtest_failed = _suspect = last_skipped = replacing = ports.busy = False
+    _fired_in_example = last_failure = _decided_by = None
     _judging = bool(timeout)
     given.fired_outside = False
     if timeout:
@@ -181,6 +224,10 @@ def _run(item: Any, timeout: float | None, lean_run: bool, nextitem: Any = None)
         if _suspect:
             request_restart()  # the alarm may have interrupted pytest's own bookkeeping
             replacing = True
+        if timeout:
+            # the timeout pytest reported as the test's failure says nothing: the limit does
+            last_failure = (f"an example of this @given test timed out after {_fired_in_example:.3g} s"
+                            if _fired_in_example else f"timed out after {timeout:.3g} s")
         return "timeout"
     if lean_run:
         failed = outcome == "failed"

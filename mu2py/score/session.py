@@ -58,6 +58,10 @@ class _HostPlugin:
     def pytest_runtest_logreport(self, report: Any) -> None:
         runner.note_report(report)
 
+    def pytest_exception_interact(self, node: Any, call: Any, report: Any) -> None:
+        # called for a phase that raised (not a skip, not an expected failure): a passing test costs nothing
+        runner.note_failure(node, call, report)
+
 
 def host(spec: SuiteSpec, serve: Callable[[], None], catalog: Catalog | None = None) -> None:
     """Worker initializer: collect the suite, then run `serve` inside the session (never returns early)."""

@@ -180,8 +180,9 @@ def render(shown: dict[str, Any]) -> list[str]:
     """`describe`'s dict as the lines `show` prints."""
     lines = [f"{shown['file']}:{shown['line']}: {shown['id']} ({shown['operator']} in {shown['scope']})",
              f"status: {shown['status'].replace('_', ' ')}: {shown['reason']}"]
-    for test in shown["killed_by"]:
-        lines.append(f"killed by: {test}" + (f": {shown['failure']}" if shown.get("failure") else ""))
+    lines.extend(f"killed by: {test}" for test in shown["killed_by"])
+    if shown.get("failure"):
+        lines.append(f"failure: {shown['failure']}")
     return [*lines, shown["diff"]]
 
 

@@ -194,8 +194,9 @@ def _run_tests(state: hosted.Host, tests: list[tuple[str, float, int | None]],
             if outcome == "busy":
                 return _busy(nodeid)
             if outcome != "passed":
+                # read now: the check on the original (`_checked`) runs the test again
                 return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid,
-                        "tests_run": run, "position": position, "limit": timeout}
+                        "tests_run": run, "position": position, "limit": timeout, "failure": runner.last_failure}
         return dict(survived, tests_run=len(tests))
 
 

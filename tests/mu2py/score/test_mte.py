@@ -65,6 +65,7 @@ def test_the_document_is_valid_and_holds_every_mutant_with_its_verdict(scored) -
         if m["killed_by"] and not m["killed_by"].startswith("<"):
             [killer] = got["killedBy"]
             assert "::".join(tests[killer]) == m["killed_by"] and killer in got["coveredBy"]
+            assert got["statusReason"].endswith(f": {m['failure']}")  # how the test failed, after which one
     # a worker the mutant crashed (os._exit(70)): killed by the suite, no test's id to give
     [crash] = [mutants[m["id"]] for m in report["mutants"] if m["line"] == 53 and m["operator"] == "negate_cond"]
     assert crash["status"] == "Killed" and "killedBy" not in crash and "exit code 70" in crash["statusReason"]
@@ -179,14 +180,27 @@ SORT = "targets.insertion_sort.driver:sort"
 
 def test_mutate_and_fuzz_write_it_too_their_inputs_as_the_tests(tmp_path, monkeypatch, capsys) -> None:
     """`mutate --mte` and `fuzz --mte`: the same statuses as their reports (a kill by a timeout is Timeout), each
-    kill by the input that made it, the inputs under the driver's name in `testFiles`."""
+    kill by the input that made it, the inputs under the driver's name in `testFiles`; `--html DIR` the page of
+    that document, as `score --html` writes it."""
     monkeypatch.chdir(DATA.parents[1])  # the repository: the target's path relative to it
     assert main(["mutate", SORT, "--value", "[3, 2, 1]", "--value", "[1]", "--json", "--mte",
-                 str(tmp_path / "mutate.json")]) == 0
-    report = json.loads(capsys.readouterr().out)
+                 str(tmp_path / "mutate.json"), "--html", str(tmp_path / "mutate-html")]) == 0
+    report = json.loads(capsys.readouterr().out)  # stdout holds the JSON report alone
     assert main(["fuzz", SORT, "--trials", "40", "--quiet", "--out", str(tmp_path / "out"), "--mte",
-                 str(tmp_path / "fuzz.json")]) == 0
-    capsys.readouterr()
+                 str(tmp_path / "fuzz.json"), "--html", str(tmp_path / "fuzz-html")]) == 0
+    assert f"HTML report: {tmp_path / 'fuzz-html' / 'index.html'}" in capsys.readouterr().out.splitlines()
+    for name, command in (("mutate", "mutate"), ("fuzz", "fuzz")):
+        folder = tmp_path / f"{name}-html"
+        index = (folder / "index.html").read_text()
+        assert (folder / html.SCRIPT).read_bytes() == (html.VENDOR / html.SCRIPT).read_bytes()
+        inlined = json.loads(index.split("<script id='mu2py-report' type='application/json'>")[1].split("</script>")[0])
+        document = json.loads((tmp_path / f"{name}.json").read_text())
+        # the page's document is the --mte one, but for the absolute root (a page names no folder of this machine)
+        assert inlined == {k: v for k, v in document.items() if k != "projectRoot"}
+        assert str(DATA.parents[1]) not in index
+        assert f"<code>mu2py {command} {SORT}</code>: 30 mutants" in index
+    page = (tmp_path / "mutate-html" / "index.html").read_text()
+    assert f"Mutation score: {report['summary']['killed'] / report['summary']['total']:.1%}" in page
     for name, source in (("mutate.json", report), ("fuzz.json", json.loads((tmp_path / "out" / "mutants.json")
                                                                            .read_text()))):
         document = json.loads((tmp_path / name).read_text())

@@ -42,6 +42,12 @@ def test_junit_sarif_and_github_annotations(full) -> None:
     assert failed[("calc/ops.py", 9)].get("type") == "no_coverage"
     assert "-    if x < low:" in failed[("calc/ops.py", 6)].text  # the survivor's diff
     assert {s.get("name"): s.get("failures") for s in suites} == {"calc/ops.py": "3", "calc/text.py": "0"}
+    # a kill's output names the test, and how it failed
+    killed = {m["id"]: m for m in report["mutants"] if m["status"] == "killed"}
+    for case in cases:
+        if case.get("name") in killed:
+            m = killed[case.get("name")]
+            assert case.find("system-out").text == f"killed by {m['killed_by']}: {m['failure']}" and m["failure"]
 
     sarif = json.loads((root / "out" / "survivors.sarif").read_text())
     assert sarif["version"] == "2.1.0" and "$schema" in sarif

@@ -34,15 +34,23 @@ def test_a_failing_subtest_kills_the_mutant(tmp_path, capsys):
     assert [m for m in found.values() if m["status"] != "killed"] == [found["sub_pkg.calc:11:8:boundary"]]
     for m in found.values():
         assert m["status"] != "killed" or m["tests_run"] >= 1
+    # how it failed names the subtest and the test's line (not unittest's own assertEqual)
+    assert found["sub_pkg.calc:7:11:arithmetic"]["failure"] == \
+        "subtest (n=1): AssertionError: 0.5 != 2 (tests/test_calc.py:11)"
+    assert found["sub_pkg.calc:13:11:call_arg"]["failure"] == ("subtest (n=5): TypeError: '<' not supported between "
+                                                               "instances of 'int' and 'NoneType' (sub_pkg/calc.py:13,"
+                                                               " from tests/test_calc.py:16)")
 
 
 def test_a_failing_subtest_kills_in_a_fresh_interpreter(tmp_path, capsys):
-    """The fresh interpreter's verdict is read from pytest's summary: a subtest's line names its test."""
+    """The fresh interpreter's verdict is read from pytest's summary: a subtest's line names its test; how it failed
+    is the line the session's own hook wrote, as in place."""
     root = tmp_path / "project"
     shutil.copytree(SAMPLE, root)
     found = _score(root, capsys, "--import-time", "fresh")
     constant = found["sub_pkg.calc:3:9:constant"]
     assert (constant["mode"], constant["status"], constant["killed_by"]) == ("isolated", "killed", DOUBLE)
+    assert constant["failure"] == "subtest (n=1): AssertionError: 3 != 2 (tests/test_calc.py:11)"
 
 
 def test_a_subtest_failing_on_the_original_stops_the_score(tmp_path, capsys):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -56,13 +57,38 @@ def test_show_a_killed_mutant(scored) -> None:
     lines = out.splitlines()
     assert lines[0] == f"sample_pkg/core.py:10: {KILLED} (call_arg in insertion_sort)"
     assert lines[1].startswith("status: killed: tests/test_core.py::test_sort_empty failed")
-    assert "killed by: tests/test_core.py::test_sort_empty" in lines
+    assert lines[2] == "killed by: tests/test_core.py::test_sort_empty"
+    # how it failed: the exception raised in the mutated line, reached from the test's line
+    assert lines[3] == ("failure: TypeError: 'NoneType' object cannot be interpreted as an integer "
+                        "(sample_pkg/core.py:10, from tests/test_core.py:9)")
     assert "--- a/sample_pkg/core.py" in lines and "+++ b/sample_pkg/core.py" in lines
     assert "-    for j in range(1, len(arr)):" in lines and "+    for j in range(None, len(arr)):" in lines
     shown = _show(root, KILLED)
     assert shown["status"] == "killed" and shown["killed_by"] == ["tests/test_core.py::test_sort_empty"]
+    assert shown["failure"] == lines[3].removeprefix("failure: ")
     assert shown["file"] == "sample_pkg/core.py" and shown["line"] == 10 and shown["why_survived"] is None
-    assert shown["diff"] == "\n".join(lines[3:])  # the text output holds the same diff
+    assert shown["diff"] == "\n".join(lines[4:])  # the text output holds the same diff
+
+
+def test_every_kill_by_a_test_says_how_it_failed(scored) -> None:
+    """The report's `failure`: a failed assertion at the test's line, a timeout's limit; none for a crash."""
+    root, report = scored
+    by_test = [m for m in report["mutants"] if m["status"] in ("killed", "timeout")
+               and m["killed_by"].startswith("tests/")]
+    assert by_test and all(m["failure"] and len(m["failure"]) <= 200 for m in by_test)
+    for m in by_test:
+        if m["status"] == "timeout":
+            assert re.fullmatch(r"timed out after [0-9.]+ s", m["failure"]), m
+    # `return arr` -> `return None`: the test's assertion fails, in the test itself
+    [none] = [m for m in report["mutants"] if m["line"] == 17 and m["operator"] == "return_value"]
+    assert none["failure"] == "AssertionError: assert None == [1, 2, 3] (tests/test_core.py:5)"
+    crashed = [m for m in report["mutants"] if m["killed_by"] and m["killed_by"].startswith("<")]
+    assert crashed and all(m["failure"] is None for m in crashed)  # a worker that died: no test failed
+    code, out = _run("show", none["id"], "--root", str(root))
+    assert code == 0 and f"failure: {none['failure']}" in out.splitlines()
+    timeout = next(m for m in by_test if m["status"] == "timeout")
+    code, out = _run("show", timeout["id"], "--root", str(root))
+    assert code == 0 and f"failure: {timeout['failure']}" in out.splitlines()
 
 
 def test_every_mutant_of_the_report_has_its_diff(scored) -> None:
