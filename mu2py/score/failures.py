@@ -66,12 +66,31 @@ def failure_line(excinfo: Any, test_file: str, when: str, in_project: Callable[[
             if os.path.realpath(filename) == test_file:
                 test = crash
         tb = tb.tb_next
+    example = falsifying_example(value)
+    tail = f"; falsifying example: {example}" if example else ""
     if crash is None:
-        return clipped(head, "")
+        return clipped(head, tail)
     place = f"{relative(crash[0])}:{crash[1]}"
     if test is not None and test != crash:
         place += f", from {relative(test[0])}:{test[1]}"
-    return clipped(head, f" ({place})")
+    return clipped(head, f" ({place}){tail}")
+
+
+EXAMPLE_CHARS = 80  # the falsifying example's share of a failure line
+
+
+def falsifying_example(value: BaseException) -> str:
+    """The arguments of the falsifying example Hypothesis noted on a `@given` test's exception (`datetime_str='x'`),
+    on one line and cut to `EXAMPLE_CHARS`; "" when there is none.  It is the input that kills the mutant."""
+    for note in getattr(value, "__notes__", None) or ():
+        # Hypothesis's wording: "Falsifying example: test(...)" until 6.1xx, "Failing test case: test(...)" since
+        if isinstance(note, str) and note.startswith(("Falsifying example", "Failing test case")):
+            text = " ".join(note.partition(":")[2].split())  # `test_name( arg=value, )`
+            _, paren, args = text.partition("(")
+            if paren and args.endswith(")"):
+                text = args[:-1].strip().rstrip(",").strip()
+            return text if len(text) <= EXAMPLE_CHARS else text[:EXAMPLE_CHARS - 1] + "…"
+    return ""
 
 
 def subtest_label(report: Any) -> str:

@@ -27,7 +27,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         "import core\n\n\ndef check(value):\n    __tracebackhide__ = True\n"
         "    assert value == 4, f'assert {value} == 4'\n\n\n"
         "def test_parse():\n    core.parse('x')\n\n\ndef test_value():\n    check(core.parse('3'))\n\n\n"
-        "def test_long():\n    raise KeyError('x' * 500 + '\\nsecond line')\n")
+        "def test_long():\n    raise KeyError('x' * 500 + '\\nsecond line')\n\n\n"
+        "from hypothesis import given, settings, strategies as st\n\n\n"
+        "@settings(database=None, derandomize=True)\n@given(text=st.text(alphabet='0123456789', min_size=1))\n"
+        "def test_digits(text):\n    check(core.parse(text) % 4 + 1)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(__import__("sys").modules, "core", raising=False)
     return tmp_path, _load(tmp_path / "test_core.py")
@@ -64,3 +67,11 @@ def test_outside_the_project_no_place(project) -> None:
     elsewhere = failures.under_root(os.path.join(str(root), "nowhere"))
     assert failures.failure_line(excinfo, str(root / "test_core.py"), "call", *elsewhere) == \
         "ValueError: invalid literal for int() with base 10: 'x'"
+
+
+def test_a_given_test_s_falsifying_example_is_the_input_that_failed(project) -> None:
+    """Hypothesis notes the shrunk input on the exception: the line ends with its arguments."""
+    root, tests = project
+    line = _line(root, tests.test_digits)
+    assert line == "AssertionError: assert 1 == 4 (test_core.py:27); falsifying example: text='0'"
+    assert len(line) <= failures.FAILURE_CHARS
