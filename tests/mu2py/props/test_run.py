@@ -149,16 +149,21 @@ def test_same_seed_and_trials_give_the_same_campaign(project: Path) -> None:
     assert first[0]["trials"] == 40 and first[0]["valid"] > 0
 
 
-def test_terminal_and_html_reports_name_the_weak_property_and_the_examples(report: dict, project: Path) -> None:
+def test_terminal_and_html_reports_name_the_weak_property_and_the_examples(report: dict, project: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from rich.console import Console
 
     from mu2py.cli.props import print_report
 
+    monkeypatch.chdir(project)
     console = Console(record=True, width=200)
     print_report(console, report)
     text = console.export_text()
     weak = _entry(report, WEAK)
     assert f"weak: {weak['test']} reaches {len(weak['survivors'])} mutants" in text
+    survivor = report["mutants"][weak["survivors"][0]]
+    # a survivor's file as a person reads it from the project: relative to the current directory
+    assert f"    {Path(survivor['file']).relative_to(project)}:{survivor['line']} " in text
     assert weak["examples"][0] in text
     index = (project / "html" / "index.html").read_text()
     assert weak["test"] in index and "frames-" in index and "@example(data=" in index
