@@ -124,6 +124,8 @@ class ScoreProgress:
     judged: int
     total: int
     cached: int
+    killed: int = 0  # of the judged: killed or timed out (each confirmed on the original before it counts)
+    survived: int = 0  # of the judged: survived
 
 
 class _Gate:
@@ -230,9 +232,11 @@ def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[s
     def on_progress(state: Any, phase: str) -> None:
         assert progress is not None
         scoped = state.selected  # --since, --shard: the others are not this run's to judge
-        judged = sum(1 for i in state.verdicts if scoped is None or i in scoped)
+        mine = [v for i, v in state.verdicts.items() if scoped is None or i in scoped]
         total = len(scoped) if scoped is not None else len(state.program.mutants)
-        progress(ScoreProgress(phase, judged, total, state.cached))
+        killed = sum(1 for v in mine if v.get("status") in ("killed", "timeout"))
+        survived = sum(1 for v in mine if v.get("status") == "survived")
+        progress(ScoreProgress(phase, len(mine), total, state.cached, killed, survived))
 
     with running():  # its workers' pytest sessions ignore --mu2py
         state = run_score(spec, score_config, on_progress if progress is not None else None)

@@ -70,13 +70,20 @@ def survivor_note(m: dict[str, Any]) -> str:
     return "; ".join(what)
 
 
+def _so_far(p: Any) -> str:
+    """`killed 12, survived 3` once mutants are judged (verdicts so far, each final: confirmed on the original)."""
+    return f"killed {p.killed}, survived {p.survived}" if p.judged else ""
+
+
 def _score(args: argparse.Namespace, console: Console) -> int:
     from mu2py.api import ScoreProgress, score
 
     _check_ci_arguments(args)
 
     def line(p: ScoreProgress) -> str:
-        return f"[{p.phase}] {p.judged}/{p.total} mutants judged ({p.cached} from cache)"
+        so_far = _so_far(p)
+        judged = f"[{p.phase}] {p.judged}/{p.total} mutants judged ({p.cached} from cache)"
+        return judged + (f"; {so_far}" if so_far else "")
 
     run = partial(score, args.root, package=args.package, paths=args.paths, tests=args.tests, skip=args.skip,
                   pytest_args=args.pytest_args, workers=args.workers, cluster=args.cluster,
@@ -92,7 +99,8 @@ def _score(args: argparse.Namespace, console: Console) -> int:
             # a note for people following the run: on stderr, stdout carries only the report (--json)
             print(p.phase, file=sys.stderr, flush=True)
         meter.update(description=p.phase, completed=p.judged, total=p.total,
-                     note=f"{p.cached} from cache" if p.cached else "")
+                     note=", ".join(part for part in (_so_far(p), f"{p.cached} from cache" if p.cached else "")
+                                    if part))
         meter.plain(lambda: f"{line(p)}, {meter.elapsed:.0f} s", p.phase)
 
     with meter:

@@ -249,21 +249,22 @@ def test_score_on_a_terminal_shows_its_phase_the_mutants_judged_and_richs_eta(mo
     from mu2py.api import ScoreProgress
     from mu2py.cli.main import build_parser
 
-    score_cli = _fake_score(monkeypatch, [ScoreProgress("baseline", 0, 9, 0), ScoreProgress("mutants", 4, 9, 1)])
+    score_cli = _fake_score(monkeypatch, [ScoreProgress("baseline", 0, 9, 0), ScoreProgress("mutants", 4, 9, 1, 3, 1)])
     console = _terminal()
     assert score_cli._score(build_parser().parse_args(["score"]), console) == 0
     printed = _text(console.file.getvalue())
-    assert re.search(r"mutants [━╸╺ ]+ 4/9 mutants judged elapsed 0s ETA ", printed) and "1 from cache" in printed
+    assert re.search(r"mutants [━╸╺ ]+ 4/9 mutants judged elapsed 0s ETA ", printed)
+    assert "killed 3, survived 1, 1 from cache" in printed  # the verdicts so far, each final
 
 
 def test_score_without_a_terminal_keeps_its_plain_lines(monkeypatch, capsys):
     from mu2py.api import ScoreProgress
     from mu2py.cli.main import build_parser
 
-    score_cli = _fake_score(monkeypatch, [ScoreProgress("baseline", 0, 9, 0), ScoreProgress("mutants", 4, 9, 1)])
+    score_cli = _fake_score(monkeypatch, [ScoreProgress("baseline", 0, 9, 0), ScoreProgress("mutants", 4, 9, 1, 3, 1)])
     score_cli._score(build_parser().parse_args(["score"]), Console(file=StringIO(), width=100_000))
     assert capsys.readouterr().out.splitlines() == ["[baseline] 0/9 mutants judged (0 from cache), 0 s",
-                                                    "[mutants] 4/9 mutants judged (1 from cache), 0 s"]
+                                                    "[mutants] 4/9 mutants judged (1 from cache); killed 3, survived 1, 0 s"]
 
 
 def test_props_shows_its_phases_and_the_tests_fuzzed_with_the_fuzzing_budget(monkeypatch, capsys):
