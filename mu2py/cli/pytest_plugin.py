@@ -229,6 +229,8 @@ class _Progress:
         if self.reporter is None:
             return
         line = f"mu2py [{p.phase}] {p.judged}/{p.total} mutants judged ({p.cached} from cache)"
+        if p.judged:
+            line += f"; killed {p.killed}, survived {p.survived}"
         if self.live:
             self.reporter.rewrite(line, erase=True)
         elif self.throttle.due(p.phase):

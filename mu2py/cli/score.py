@@ -43,7 +43,10 @@ def summary_table(report: dict[str, Any], root: Path) -> Table:
 
 def score_line(s: dict[str, Any]) -> str:
     """The one line summing up a report's `summary` (`score 91.2%: ... killed, ...; N mutants, M tests, ...`)."""
-    return (f"score {summary_percent(s)}: {s['killed']} killed, {s['timeout']} timed out, "
+    bodies = s.get("function_bodies")  # absent from a report older than the figure
+    in_bodies = (f" (function bodies {score_percent(bodies['detected'], bodies['total'])} of {bodies['total']})"
+                 if bodies and bodies["total"] and bodies["total"] != s["total"] else "")
+    return (f"score {summary_percent(s)}{in_bodies}: {s['killed']} killed, {s['timeout']} timed out, "
             f"{s['survived']} survived ({s['pruned_infection']} proved without running), {s['no_coverage']} not "
             f"covered by any test; {s['total']} mutants, {s['tests']} tests, {s['seconds']} s ({s['cached']} cached)"
             + (f"; {s['skipped_import_time']} import-time mutants skipped" if s["skipped_import_time"] else ""))

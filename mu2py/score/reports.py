@@ -69,8 +69,13 @@ def assemble(entries: list[dict[str, Any]], catalog: dict[str, int], summary: di
     totals = {s: sum(1 for e in entries if e["status"] == s) for s in STATUSES}
     detected = totals["killed"] + totals["timeout"]
     survivors = sorted((e for e in entries if e["status"] == "survived"), key=triage_key)
+    # the score over mutants in function bodies alone: what mutmut and most peers mutate (module-level code, tables
+    # and constants make up most of some packages' mutants)
+    bodies = [e for e in entries if not e.get("at_import")]
     return {
         "summary": {"total": len(entries), **totals, **summary,
+                    "function_bodies": {"total": len(bodies), "detected": sum(
+                        1 for e in bodies if e["status"] in ("killed", "timeout"))},
                     "out_of_scope": sum(catalog.values()) - len(entries),
                     "pruned_infection": sum(1 for e in entries if e.get("pruned") == "infection"),
                     "cached": sum(1 for e in entries if e.get("cached")),

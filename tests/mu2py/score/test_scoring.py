@@ -68,6 +68,21 @@ def test_verdicts_on_the_sample(first):
     assert scale["tests_run"] == 0  # no test runs code that reads SCALE: nothing to run after the reload
     assert s["pruned_infection"] >= 2
     assert s["killed"] + s["survived"] + s["timeout"] + s["no_coverage"] == s["total"]
+    bodies = [x for x in first["mutants"] if not x["at_import"]]
+    assert 0 < len(bodies) < s["total"]  # the sample has module-level mutants too
+    assert s["function_bodies"] == {"total": len(bodies),
+                                    "detected": sum(x["status"] in ("killed", "timeout") for x in bodies)}
+
+
+def test_the_score_line_names_the_function_body_score() -> None:
+    """What mutmut and most peers score, beside the score of every mutant: both from the counts."""
+    from mu2py.cli.score import score_line
+
+    summary = {"total": 10, "killed": 6, "timeout": 1, "survived": 2, "no_coverage": 1, "pruned_infection": 0,
+               "tests": 3, "seconds": 1.0, "cached": 0, "skipped_import_time": 0,
+               "function_bodies": {"total": 6, "detected": 5}}
+    assert score_line(summary).startswith("score 70.0% (function bodies 83.3% of 6): 6 killed, 1 timed out")
+    assert score_line({**summary, "function_bodies": {"total": 10, "detected": 7}}).startswith("score 70.0%: ")
 
 
 def test_import_time_mutants_are_reloaded_in_place(first):
