@@ -7,19 +7,18 @@ import sys
 from collections.abc import Callable
 
 from bonsai.bounds import Bounds
+from mu2py.cli.plumbing import EXIT_FAILURES, EXIT_INTERRUPTED
+from mu2py.errors import UserError
 
 __all__ = ["EXIT_FAILURES", "EXIT_INTERRUPTED", "CliError", "bounds_arg", "lattice_bounds_arg", "non_negative",
            "positive", "say"]
 
-EXIT_FAILURES = 3
-"""Exit status of `bonsai run` when the target raised on some inputs (the lattice itself completed)."""
-
-EXIT_INTERRUPTED = 130
-"""Exit status after Ctrl-C (128 + SIGINT, as shells report it)."""
+# the exit statuses are mu2py's (`mu2py.cli.plumbing`): `bonsai run` exits EXIT_FAILURES when the target raised on
+# some inputs (the lattice itself completed), EXIT_INTERRUPTED after Ctrl-C
 
 
-class CliError(Exception):
-    """A user error reported as one line on stderr with exit status 2."""
+class CliError(UserError):
+    """A user error reported as one line `bonsai: error: ...` on stderr with exit status 2 (`plumbing.guarded`)."""
 
 
 def bounds_arg(text: str) -> Bounds:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, NoReturn
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -18,27 +17,20 @@ from mu2py.api import running
 from mu2py.budget import now as budget_clock
 from mu2py.budget import process_started
 from mu2py.cli.argtypes import VersionAction, percent, positive_int
-from mu2py.errors import STORAGE_ERRNOS, OutputError, UserError
+from mu2py.cli.plumbing import (
+    EXIT_BELOW_THRESHOLD,
+    EXIT_OK,
+    OneLineParser,
+    guarded,
+    look_up_current_directory,
+)
 from mu2py.mutants.model import TABLE_CELL, one_line
 
 Command = Callable[[argparse.Namespace, Console], int]
 
-# exit codes (documented in docs/index.md and `mu2py --help`)
-EXIT_OK = 0
-EXIT_BELOW_THRESHOLD = 1  # --fail-under: the mutation score is below the bar
-EXIT_USAGE = 2  # bad input: a one-line `mu2py: error: ...` on stderr
-EXIT_FAILURES = 3  # fuzz: the original program failed (raised, hung or exited) on some inputs
-EXIT_INTERRUPTED = 130
+# exit codes (documented in docs/index.md and `mu2py --help`): shared with bonsai (`plumbing`)
 EPILOG = ("exit codes: 0 done; 1 mutation score below --fail-under; 2 bad input (one line on stderr); "
           "3 fuzz found inputs on which the original program fails; 130 interrupted (outputs so far are saved)")
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line naming the option, like every other mu2py error."""
-
-    def error(self, message: str) -> NoReturn:
-        """Print `mu2py: error: ...` and exit with EXIT_USAGE."""
-        self.exit(EXIT_USAGE, f"mu2py: error: {message}\n")
 
 
 def _mutants(args: argparse.Namespace, console: Console) -> int:
@@ -133,7 +125,7 @@ def _mutate(args: argparse.Namespace, console: Console) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every subcommand."""
-    parser = _Parser(prog="mu2py", description="Mutation-analysis-guided fuzzing for Python.", epilog=EPILOG)
+    parser = OneLineParser(prog="mu2py", description="Mutation-analysis-guided fuzzing for Python.", epilog=EPILOG)
     parser.add_argument("--version", action=VersionAction, package="mu2py")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -174,41 +166,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: parse, run, turn user errors into one line on stderr and exit code 2."""
-    # modules named on the command line are looked up from the current directory, as python -m does
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    look_up_current_directory()
     parser = build_parser()
     words = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(words)
     # where a command's --time budget starts: the process's start when this is the program (the interpreter's
     # start-up is in the budget too), now when a caller runs a command in its own process
     args.started = process_started() if argv is None else budget_clock()
-    try:
+
+    def command() -> int:
         from mu2py.cli.tables import with_tables
 
-        args = with_tables(parser, words, args)  # [tool.mu2py.COMMAND]'s options, the command line winning
+        tabled = with_tables(parser, words, args)  # [tool.mu2py.COMMAND]'s options, the command line winning
         with running():  # the pytest sessions the command starts ignore --mu2py (see `running`)
-            return _run(args)
-    except UserError as exc:
-        print(f"mu2py: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except BrokenPipeError:
-        # the reader of the output went away (`| head`): nothing is lost that it wanted; the interpreter's last
-        # flush of stdout must not fail again on the way out
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return 0  # as bonsai's: the reader had what it wanted
-    except OSError as exc:
-        # a write that missed mu2py.store.atomic (a rename, a journal): a full or read-only disk is still
-        # the user's to fix, not a crash
-        if exc.errno not in STORAGE_ERRNOS:
-            raise
-        print(f"mu2py: error: {OutputError.of(None, exc)}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("mu2py: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+            return _run(tabled)
+
+    return guarded("mu2py", command, getattr(args, "out", None))
 
 
 def _run(args: argparse.Namespace) -> int:
