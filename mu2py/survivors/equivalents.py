@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # distinct infecting inputs a survivor must have run on and survived to be listed
 MIN_INFECTING = 2
 # each candidate's own search: this many trials under --trials (also the cap under --time) ...
-AIMED_TRIALS = 50
+AIMED_TRIALS = 200
 # ... and under --time, this share of the fuzzing budget, split evenly between the candidates, on top of it
 AIMED_SHARE = 0.1
 # example inputs shown per listed survivor
