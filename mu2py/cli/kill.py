@@ -79,14 +79,45 @@ def _summary(console: Console, result: KillResult, root: Path, show: int) -> Non
     console.print(f"score after (suite + written tests): {figure(after['all'])} (before "
                   f"{figure(before['all'])}); function bodies {figure(after['function_body'])}"
                   f" (before {figure(before['function_body'])})", highlight=False)
-    if result.likely:
-        console.print(f"likely equivalent (reached and infected by fuzzing, never killed), most evidence first; "
-                      f"{result.unreached} survivors fuzzing never reached are left out:", highlight=False)
-        for e in result.likely[:show]:
-            change = f"{one_line(e.original)} → {one_line(e.mutated)}"
-            console.print(f"  {_rel(e.file, root)}:{e.line} {change} (reached by {e.reached} "
-                          f"inputs, infected by {e.infected}, ran {e.runs} times, never killed)", highlight=False)
+    for line in _equivalents(result, root, show):
+        console.print(line, highlight=False)
     console.print("time: " + ", ".join(f"{k} {v:.1f}s" for k, v in result.phases.items()), highlight=False)
+
+
+def _equivalents(result: KillResult, root: Path, show: int) -> list[str]:
+    """The lines on the likely-equivalent survivors: the searches aimed at candidates, the first `show` listed with
+    their evidence, and the survivors counted but not listed, by why."""
+    from mu2py.survivors.equivalents import MIN_INFECTING
+
+    lines = []
+    searches = result.aimed.get("searches", [])
+    if searches:
+        killed = [s["id"] for s in searches if s["killed"]]
+        tested = [i for i in killed if i in set(result.killed_by_tests)]
+        seconds = result.aimed.get("seconds")
+        lines.append(f"aimed searches: {len(searches)} likely-equivalent candidates, each fuzzed alone "
+                     f"({result.aimed['trials']} trials" + (f", at most {seconds:.2g}s" if seconds else "")
+                     + f" each): {len(killed)} killed"
+                     + (f", {len(tested)} of them by a written test" if killed else ""))
+    if result.likely:
+        lines.append(f"likely equivalent ({len(result.likely)}; infected by at least {MIN_INFECTING} distinct inputs, "
+                     "survived every run on them and the search aimed at each), most evidence first:")
+        for e in result.likely[:show]:
+            lines.append(f"  {_rel(e.file, root)}:{e.line} {one_line(e.original)} → {one_line(e.mutated)}: "
+                         f"{e.masked}")
+            if e.examples:
+                lines.append(f"    e.g. {'; '.join(e.examples)}")
+        if len(result.likely) > show:
+            lines.append(f"  ... {len(result.likely) - show} more in {result.out / 'equivalents.json'}")
+    u = result.unlisted
+    counts = [(u.unreached, "never reached"), (u.uninfected, "reached but never infected"),
+              (u.few_inputs, f"infected, but run and survived on fewer than {MIN_INFECTING} distinct inputs"),
+              (u.killed, "killed by fuzzing with no test kept (a hang, a crash or a test that failed verification)"),
+              (u.unsearched, "not searched for alone (the search could not start)")]
+    shown = [f"{n} {why}" for n, why in counts if n]
+    if shown:
+        lines.append("survivors not listed as likely equivalent: " + "; ".join(shown))
+    return lines
 
 
 def _rel(file: str, root: Path) -> str:

@@ -4,13 +4,17 @@ The campaign is the ordinary loop (`Fuzzer`) over the function's generated drive
 (`function_driver.function_target`), with `Analysis.only` set to the survivors of the
 function's module still alive, so mutant runs go to nothing the suite already kills; a
 survivor of a helper the function calls can die in its campaign too. Each probed run of the
-original is counted per aimed mutant (inputs that reached its site, inputs that infected it):
-the evidence behind the likely-equivalent list. Under a trial budget a campaign is
-reproducible: the same seed, budget and seeds give the same kills by the same inputs.
+original is counted per aimed mutant (inputs that reached its site, inputs that infected it),
+and so is each run of an aimed mutant that ended in a verdict and left it alive: the evidence
+behind the likely-equivalent list (`equivalents`). Inputs are told apart by `input_key`, so an
+input the loop meets twice (decoded from other choices, judged again) counts once among the
+distinct ones. Under a trial budget a campaign is reproducible: the same seed, budget and seeds
+give the same kills by the same inputs, and the same evidence.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,11 +29,24 @@ from mu2py.testgen.signatures import FunctionSpec
 # kills a test can assert: the original's output, exception or warnings differ (a hang or a crash makes no readable
 # test)
 ASSERTABLE = ("output", "exception", "warning")
+# infecting inputs a mutant survived kept per mutant, as examples for the likely-equivalent list
+EXAMPLES = 3
+
+
+def input_key(value: Any) -> bytes:
+    """A digest of `value`'s identity-free repr: equal inputs (argument dicts) give equal keys, whatever their ids."""
+    from mu2py.engine.oracle import identity_free_repr
+
+    return hashlib.blake2b(identity_free_repr(value).encode("utf-8", "backslashreplace"), digest_size=8).digest()
 
 
 @dataclass
 class Campaign:
-    """What one aimed campaign left: kills (mutant id -> input label, reason), inputs by label, evidence counts."""
+    """What one aimed campaign left: kills (mutant id -> input label, reason), inputs by label, evidence counts.
+
+    Invariants, per aimed mutant id: `survived[i]` is a subset of `infecting[i]`, whose size is at most
+    `infected[i]`; `examples[i]` holds at most EXAMPLES argument dicts, inputs of `survived[i]` in the order they ran.
+    """
 
     qualname: str
     spec: FunctionSpec | None = None
@@ -40,6 +57,11 @@ class Campaign:
     reached: Counter[str] = field(default_factory=Counter)  # mutant id -> inputs that reached its site
     infected: Counter[str] = field(default_factory=Counter)  # mutant id -> inputs that infected it
     runs: Counter[str] = field(default_factory=Counter)  # mutant id -> times it ran on an input and lived
+    infecting: dict[str, set[bytes]] = field(default_factory=dict)  # mutant id -> distinct inputs infecting it
+    # mutant id -> distinct infecting inputs it ran on to a verdict and survived (its output, exception and warnings
+    # those of the original)
+    survived: dict[str, set[bytes]] = field(default_factory=dict)
+    examples: dict[str, list[Any]] = field(default_factory=dict)
     trials: int = 0
     error: str | None = None
 
@@ -74,8 +96,17 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
     by_site: dict[int, list[int]] = {}
     for index in aimed:
         by_site.setdefault(program.mutants[index].site, []).append(index)
-    probed = analysis.run_original
+    probed, selected = analysis.run_original, analysis.run_selected
     ids = [m.id for m in program.mutants]
+    # the last input probed and its key: the loop runs an input's mutants right after probing it (the same object)
+    last_value: Any = None
+    last_key = b""
+
+    def key_of(value: Any) -> bytes:
+        nonlocal last_value, last_key
+        if last_value is not value:
+            last_value, last_key = value, input_key(value)
+        return last_key
 
     def counted(value: Any, focus: FocusedProbe | None = None) -> Any:
         # the evidence for the likely-equivalent list: per aimed mutant, inputs reaching and infecting it
@@ -85,9 +116,32 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
                 found.reached[ids[index]] += 1
                 if index in infected:
                     found.infected[ids[index]] += 1
+                    found.infecting.setdefault(ids[index], set()).add(key_of(value))
         return result, reached, infected
 
-    analysis.run_original = counted  # type: ignore[method-assign]  # counted for this analysis only, on purpose
+    def judged(sel: Any, value: Any, *args: Any, **kwargs: Any) -> list[int]:
+        # which infecting inputs each aimed mutant ran on and survived: a batch that the deadline cut (some run with
+        # no verdict, and which one is not said) counts for none of them, so that `survived` never overstates
+        executions = analysis.executions
+        before = {i: executions[i] for i in sel.run}
+        cuts = analysis.cut_runs
+        killed = selected(sel, value, *args, **kwargs)
+        if analysis.cut_runs == cuts:
+            for index, runs in before.items():
+                mutant_id = ids[index]
+                key = key_of(value)
+                # an import-time mutant runs uninfected (no probe sees it): only infecting inputs count
+                if executions[index] > runs and index not in analysis.kills \
+                        and key in found.infecting.get(mutant_id, ()):
+                    survived = found.survived.setdefault(mutant_id, set())
+                    if key not in survived and len(found.examples.setdefault(mutant_id, [])) < EXAMPLES:
+                        found.examples[mutant_id].append(value)
+                    survived.add(key)
+        return killed
+
+    # counted for this analysis only, on purpose
+    analysis.run_original = counted  # type: ignore[method-assign]
+    analysis.run_selected = judged  # type: ignore[method-assign]
     try:
         result = fuzzer.run()
     except UserError as exc:

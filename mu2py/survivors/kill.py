@@ -9,11 +9,13 @@ Steps, in order (each reported through `progress` as one plain line, a `mu2py.st
    its docstring: `testgen.hints.type_hints`), its defaults and those values;
 3. fuzz each function with its mutant runs limited to the survivors still alive (`aim`),
    the budget split evenly between functions, most survivors first;
+3b. aim a short search at each likely-equivalent candidate alone (`equivalents`: a survivor several inputs
+   infected without killing it), on a budget of its own (`equivalents.aimed_budget`); its kills join the others;
 4. replay each killing input on the original and write one test per input (`write`);
 5. verify in fresh interpreters (`verify`): a test failing on the original is dropped, and a
    test is kept only for the mutants it makes fail; the files are rewritten accordingly;
 6. score the suite plus the written tests (before and after: all mutants, and those in
-   function bodies), and rank the likely-equivalent survivors (`equivalents`).
+   function bodies), and list the likely-equivalent survivors (`equivalents.rank`): the candidates still alive.
 
 Everything lands in `out`: `tests/` (the test files, written atomically), `report.json`
 and `equivalents.json`; `out` is locked for the whole run and released however it ends.
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,12 +35,13 @@ from mu2py.errors import UserError
 from mu2py.steps import Step
 from mu2py.survivors import DEFAULT_TIME
 from mu2py.survivors.aim import ASSERTABLE, Campaign
-from mu2py.survivors.equivalents import Likely
+from mu2py.survivors.equivalents import Likely, Unlisted
 from mu2py.survivors.survivors import Group, group_survivors
 from mu2py.survivors.write import KillCase, Rendered
 
 if TYPE_CHECKING:
     from mu2py.score.spec import SuiteSpec
+    from mu2py.survivors.equivalents import Evidence
 
 DETECTED = ("killed", "timeout")
 
@@ -70,7 +72,9 @@ class KillResult:
     the suite plus the written tests (the suite's own when no test was written).
 
     Invariants: every id in `killed_by_tests` is claimed by a test in `written`; `scores` holds `before` and
-    `after` figures (`score_figures`); `likely` is ranked most evidence first.
+    `after` figures (`score_figures`); `likely` is ranked most evidence first, each of its mutants alive after and
+    searched for alone (`aimed`: the searches' budget and outcomes, as in `equivalents.json`); `unlisted` counts the
+    other survivors of the functions aimed at.
     """
 
     report: dict[str, Any]
@@ -81,10 +85,16 @@ class KillResult:
     scores: dict[str, dict[str, dict[str, Any]]]
     notes: list[str]
     likely: list[Likely]
-    unreached: int
     phases: dict[str, float]
     after: dict[str, Any] = field(default_factory=dict)
     exit_code: int = 0
+    unlisted: Unlisted = field(default_factory=Unlisted)
+    aimed: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def unreached(self) -> int:
+        """Survivors of the functions aimed at that no input reached (counted in `unlisted`)."""
+        return self.unlisted.unreached
 
 
 def _score_report(spec: Any, workers: int, cache: Path | None) -> dict[str, Any]:
@@ -284,7 +294,7 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
             say: Callable[[str], None]) -> KillResult:
     """`run_kill` once its options are checked and `out` is locked."""
     from mu2py.store.atomic import write_json
-    from mu2py.survivors.equivalents import rank
+    from mu2py.survivors.equivalents import MIN_INFECTING, gather, rank
     from mu2py.survivors.seeds import record_seeds
     from mu2py.testgen.regression import split_budget
 
@@ -341,9 +351,13 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
         if campaign.error:
             notes.append(f"{group.qualname}: not fuzzed, {campaign.error}")
     phase("fuzz")
+    evidence = gather(campaigns)
+    aimed_ids = [m["id"] for g in grouped.groups for m in g.mutants]
+    searches, aimed = aimed_searches(say, campaigns, evidence, aimed_ids, options, seconds)
+    phase("aimed search")
     cases: dict[str, list[KillCase]] = {}
     programs: dict[str, Any] = {}
-    for campaign in campaigns:
+    for campaign in [*campaigns, *(c for _, c in searches)]:
         if campaign.error is None and campaign.spec is not None:
             cases.setdefault(campaign.spec.module, []).extend(_cases(campaign, by_id))
             programs.setdefault(campaign.spec.module, campaign.program)
@@ -362,17 +376,13 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
         after_spec = replace(spec, pytest_args=(*spec.pytest_args, written_tests))
         after = _score_report(after_spec, options.workers, None if options.no_cache else out / "score-cache.json")
     phase("score after")
-    reached, infected, runs = Counter[str](), Counter[str](), Counter[str]()
-    for campaign in campaigns:
-        reached.update(campaign.reached)
-        infected.update(campaign.infected)
-        runs.update(campaign.runs)
     after_by_id = {m["id"]: m for m in after["mutants"]}
-    aimed_ids = [m["id"] for g in grouped.groups for m in g.mutants]
     still = [by_id[i] for i in aimed_ids if after_by_id.get(i, {}).get("status") not in DETECTED]
-    likely, unreached = rank(still, reached, infected, runs)
+    searched = {mutant_id for mutant_id, c in searches if c.error is None}
+    likely, unlisted = rank(still, evidence, searched)
     figures = {"before": score_figures(before), "after": score_figures(after)}
-    write_json(out / "equivalents.json", {"likely": [e.to_json() for e in likely], "unreached": unreached})
+    write_json(out / "equivalents.json", {"min_infecting": MIN_INFECTING, "likely": [e.to_json() for e in likely],
+                                          "unlisted": unlisted.to_json(), "aimed": aimed})
     report = {
         "command": command, "scores": figures, "phases": phases, "notes": notes,
         "tests": {m: {"file": str(tests_out / f"{_stem(m)}.py"),
@@ -380,13 +390,55 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
                   for m, names in written.items()},
         "functions": [{"function": c.qualname, "trials": c.trials, "killed": sorted(c.kills), "error": c.error}
                       for c in campaigns],
+        "aimed": aimed["searches"],
         "killed_by_tests": sorted(killed_by_tests), "left_out": [
             {"id": m["id"], "why": why} for m, why in grouped.left_out],
     }
     write_json(out / "report.json", report)
     return KillResult(report=report, out=out, tests_out=tests_out, written=written,
                       killed_by_tests=sorted(killed_by_tests), scores=figures, notes=notes, likely=likely,
-                      unreached=unreached, phases=phases, after=after)
+                      phases=phases, after=after, unlisted=unlisted, aimed=aimed)
+
+
+def aimed_searches(say: Callable[[str], None], campaigns: list[Campaign], evidence: dict[str, Evidence],
+                       ids: list[str], options: KillOptions,
+                       seconds: float | None) -> tuple[list[tuple[str, Campaign]], dict[str, Any]]:
+    """One search aimed at each likely-equivalent candidate among `ids` alone (see `equivalents`), most evidence
+    first: (mutant id, its campaign) in that order, and the searches as `equivalents.json`'s `aimed` holds them.
+
+    Each search fuzzes the function whose campaign saw the mutant survive the most distinct inputs (the first such
+    campaign on a tie); its evidence joins `evidence`, and its inputs are labelled `aimedN-` (N: its rank) so that
+    the notes tell them from the function campaign's.
+    """
+    from mu2py.survivors.aim import aim
+    from mu2py.survivors.equivalents import aimed_budget, aimed_seed
+
+    candidates = sorted((i for i in dict.fromkeys(ids) if i in evidence and evidence[i].candidate),
+                        key=lambda i: (-len(evidence[i].survived), -evidence[i].runs, i))
+    trials, per_seconds = aimed_budget(options.trials, seconds, len(candidates))
+    searches: list[tuple[str, Campaign]] = []
+    if candidates:
+        say(Step(f"aiming a search at each of {len(candidates)} likely-equivalent candidates alone ({trials} trials"
+                 + (f", at most {per_seconds:.2g}s" if per_seconds is not None else "") + " each)",
+                 "aimed search", 0, len(candidates), "mutants"))
+    for n, mutant_id in enumerate(candidates, 1):
+        home = max((c for c in campaigns if c.spec is not None and c.error is None),
+                   key=lambda c: len(c.survived.get(mutant_id, ())))
+        assert home.spec is not None  # a candidate survived some campaign's inputs: that campaign had a spec
+        found = aim(home.spec, {mutant_id}, trials, per_seconds, aimed_seed(options.seed, mutant_id),
+                    options.timeout)
+        prefix = f"aimed{n}-"
+        found.inputs = {prefix + label: value for label, value in found.inputs.items()}
+        found.kills = {i: (prefix + label, reason) for i, (label, reason) in found.kills.items()}
+        evidence[mutant_id].add(found, mutant_id)
+        searches.append((mutant_id, found))
+        status = found.error or (f"killed ({found.kills[mutant_id][1]})" if mutant_id in found.kills
+                                 else "not killed")
+        say(Step(f"[{n}/{len(candidates)}] {mutant_id} in {home.qualname}: {found.trials} trials, {status}",
+                 "aimed search", n, len(candidates), "mutants"))
+    return searches, {"trials": trials, "seconds": per_seconds, "searches": [
+        {"id": i, "function": c.qualname, "trials": c.trials,
+         "killed": c.kills[i][1] if i in c.kills else None, "error": c.error} for i, c in searches]}
 
 
 def _stem(module: str) -> str:

@@ -74,6 +74,33 @@ def _arguments(mod: ModuleWriter, params: list[Param], values: dict[str, Any], l
     return parts, None
 
 
+def shown_call(spec: FunctionSpec, arguments: dict[str, Any], limit: int = 120) -> str:
+    """The call a written test makes on `arguments`, on one line and at most `limit` characters (`clamp(x=-1, low=0)`):
+    for showing an input, not for running it.
+
+    Arguments are passed as the tests pass them (positional-only ones by position, the rest as keywords, an
+    instance built from its own arguments) and written as their literals; a value with no faithful literal is shown
+    by its repr, shortened, where a test would read it from its pickle file.
+    """
+    from mu2py.testgen.render import _as_literal, _short
+
+    def args(params: list[Param], values: dict[str, Any]) -> str:
+        positional = {p.name for p in params if p.positional}
+        parts = []
+        for name, value in values.items():
+            if name == SELF:
+                continue
+            text = _as_literal(value) or _short(value)
+            parts.append(text if name in positional else f"{name}={text}")
+        return ", ".join(parts)
+
+    head = spec.name
+    if spec.kind == METHOD:
+        head = f"{spec.owner}({args(spec.init_params, arguments.get(SELF, {}))}).{spec.attr}"
+    text = f"{head}({args(spec.params, arguments)})"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _joined(head: str, parts: list[str], indent: int) -> str:
     """`head(a, b)` on one line when it fits (and no part spans lines), else one argument per line."""
     one = f"{head}({', '.join(parts)})"

@@ -109,12 +109,26 @@ def test_each_test_fails_on_its_mutant_on_disk(run, project, tmp_path):
 
 
 def test_likely_equivalents(run, project):
+    """Listed: survivors infected and run on at least 2 distinct inputs, and not killed by the search aimed at each
+    alone, with their evidence; a candidate that search kills gets a written test like any kill."""
     equivalents = json.loads((project / "out" / "equivalents.json").read_text())
     likely = equivalents["likely"]
-    assert likely and all(e["reached"] >= 1 for e in likely)
-    assert [e["infected"] for e in likely] == sorted((e["infected"] for e in likely), reverse=True)
-    _, report = run
+    assert likely and all(e["survived"] >= equivalents["min_infecting"] and e["runs"] >= 1 for e in likely)
+    assert [e["survived"] for e in likely] == sorted((e["survived"] for e in likely), reverse=True)
+    assert all(1 <= len(e["examples"]) <= 3 and e["masked"].startswith(f"infected on {e['infected']} distinct inputs")
+               for e in likely)
+    proc, report = run
     assert not {e["id"] for e in likely} & set(report["killed_by_tests"])
+    searches = equivalents["aimed"]["searches"]
+    assert report["aimed"] == searches
+    assert {e["id"] for e in likely} <= {s["id"] for s in searches if not s["killed"] and not s["error"]}
+    # halve(n) raises on odd n: `n // 2` -> `n / 2` gives an equal value on every even one
+    assert "kill_pkg.stubbed:7:11:arithmetic" in {e["id"] for e in likely}
+    killed = [s["id"] for s in searches if s["killed"]]
+    assert killed and set(killed) <= set(report["killed_by_tests"])
+    assert set(equivalents["unlisted"]) == {"unreached", "uninfected", "few_inputs", "killed", "unsearched"}
+    assert "likely equivalent (" in proc.stdout and "e.g. halve(n=" in proc.stdout
+    assert "survivors not listed as likely equivalent: " in proc.stdout
 
 
 def test_mte_document_is_the_score_after_with_the_written_tests_as_killers(run, project):
