@@ -17,6 +17,7 @@ mutants for the merge while the campaigns run.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -24,7 +25,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from mu2py.budget import Budget, Deadline
+from mu2py.budget import Budget, Deadline, process_started
 from mu2py.budget import now as budget_clock
 from mu2py.engine.workers import Lost, executor
 from mu2py.errors import UserError
@@ -79,9 +80,13 @@ def run_campaign(unit: dict[str, Any]) -> dict[str, Any]:
     """One campaign in a worker: resolve the target, resume from its directory, fuzz, summarize."""
     config = FuzzConfig(**unit["config"])
     budget = campaign_budget(unit, config.trials)
-    if budget is not None and unit.get("until") is not None and budget_clock() >= unit["until"]:
-        # the budget ended while this worker started (a machine far too busy): its campaign would only overrun it
-        return {"trials": 0, "corpus": 0, "coverage": 0, "killed": 0}
+    if unit.get("until") is not None and os.getpid() != unit.get("parent") \
+            and unit["until"] - budget_clock() < budget_clock() - process_started():
+        # in a worker process: loading the target and its mutants takes about as long as starting the process did
+        # (imports of the same size); with less time left than that, on a machine far too busy, the campaign would
+        # only overrun the budget
+        return {"trials": 0, "corpus": 0, "coverage": 0, "killed": 0,
+                "skipped": "too little of the --time budget was left once its worker had started"}
     target = resolve_target(unit["spec"], unit["prefixes"])
     try:
         fuzzer = Fuzzer(target, config, budget=budget)
@@ -257,7 +262,8 @@ def _run_parallel(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfi
         own = replace(config, trials=trials, seed=config.seed + k, out=worker_dir(out, k))
         fields = asdict(own)
         units.append({"spec": spec, "prefixes": prefixes, "config": fields, "until": ends.at,
-                      "started": budget.started, "elapsed": before[k].get("elapsed", 0.0), "sent": budget_clock()})
+                      "started": budget.started, "elapsed": before[k].get("elapsed", 0.0), "sent": budget_clock(),
+                      "parent": os.getpid()})
     write_json(out / "workers" / "plan.json", {"workers": workers, "seed": config.seed, "trials": config.trials,
                                                 "seconds": config.seconds})
     summaries: list[Any] = [None] * workers
