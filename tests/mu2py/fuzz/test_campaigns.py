@@ -1,12 +1,13 @@
 """Parallel campaigns: per-worker directories, a deterministic merge, and kills kept across the merge."""
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from mu2py.budget import Deadline
 from mu2py.budget import now as budget_clock
 from mu2py.cli.main import main
-from mu2py.fuzz.campaigns import campaign_budget, merge, merge_reserve, split_trials, worker_dir
+from mu2py.fuzz.campaigns import campaign_budget, merge, merge_reserve, run_campaign, split_trials, worker_dir
 from mu2py.fuzz.config import FuzzConfig
 from mu2py.fuzz.fuzzer import Fuzzer
 from mu2py.target.modules import resolve_target
@@ -82,3 +83,11 @@ def test_a_merge_past_its_deadline_keeps_every_input_and_judges_none(tmp_path):
     assert 0 < len(result.corpus) <= saved and result.stats.trials == len(result.corpus)
     union = _killed(worker_dir(tmp_path, 0) / "mutants.json") | _killed(worker_dir(tmp_path, 1) / "mutants.json")
     assert _killed(tmp_path / "mutants.json") == union
+
+
+def test_a_worker_left_less_time_than_its_own_start_took_skips_its_campaign(tmp_path):
+    config = asdict(FuzzConfig(seconds=60, out=worker_dir(tmp_path, 0)))
+    unit = {"spec": "no.such:target", "prefixes": None, "config": config, "until": budget_clock() + 1e-3,
+            "started": budget_clock() - 59, "elapsed": 0.0, "parent": -1}  # -1: this process is a worker
+    summary = run_campaign(unit)  # the target is never resolved: it would raise
+    assert summary["trials"] == 0 and "skipped" in summary and not worker_dir(tmp_path, 0).exists()
