@@ -464,7 +464,7 @@ def fuzz(target: str, *, trials: int | None = None, time: str | float | None = N
                         filter=filter, timeout=timeout, out=where, initial=initial, memory_mb=memory_limit,
                         mutant_share=mutant_share, judge=judge)
     if workers > 1 or cluster:
-        return _fuzz_parallel(target, prefixes, config, workers, cluster, say)
+        return _fuzz_parallel(target, prefixes, config, workers, cluster, say, budget)
     return _fuzz_one(resolved, source, config, budget, say)
 
 
@@ -554,8 +554,9 @@ def _judge_corpus(target: Target, config: FuzzConfig, corpus: list[Entry], say: 
 
 
 def _fuzz_parallel(target: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, workers: int,
-                   cluster: str | None, say: Callable[[FuzzProgress], None]) -> FuzzRunResult:
-    """`workers` campaigns (seeds S..S+N-1), locally or on Dask, their corpora merged into `config.out`."""
+                   cluster: str | None, say: Callable[[FuzzProgress], None], budget: Budget) -> FuzzRunResult:
+    """`workers` campaigns (seeds S..S+N-1), locally or on Dask, their corpora merged into `config.out`, all of it
+    within `budget` (the command's)."""
     from mu2py.fuzz.campaigns import run_parallel
     from mu2py.target.modules import resolve_target
 
@@ -572,7 +573,8 @@ def _fuzz_parallel(target: str, prefixes: tuple[str, ...] | None, config: FuzzCo
     try:
         say(FuzzProgress("campaigns", rows=({},) * workers))
         result, summaries = run_parallel(target, prefixes, config, workers,
-                                         lambda rows: say(FuzzProgress("campaigns", rows=tuple(rows))), executor)
+                                         lambda rows: say(FuzzProgress("campaigns", rows=tuple(rows))), executor,
+                                         budget)
     finally:
         if executor is not None:
             executor.close()
@@ -591,11 +593,13 @@ def _fuzz_parallel(target: str, prefixes: tuple[str, ...] | None, config: FuzzCo
 def kill(root: PathLike = ".", *, package: str | None = None, paths: Sequence[str] | None = None,
          tests: Sequence[str] | None = None, out: PathLike = "mu2py-kill", time: str | None = None,
          trials: int | None = None, seed: int = 0, workers: int = 1, timeout: float | None = None,
-         no_cache: bool = False, progress: Callable[[str], None] | None = None) -> KillResult:
+         no_cache: bool = False, started: float | None = None,
+         progress: Callable[[str], None] | None = None) -> KillResult:
     """Write pytest tests that kill the mutants a suite lets survive (`mu2py kill`; see `mu2py.survivors.kill`).
 
     The budget is `trials` (reproducible: the same seed gives the same tests) or `time` (`60s`, `5m`;
-    default 60s), split evenly between the functions holding survivors. `progress` gets each line the
+    default 60s: the whole command's, counted from `started` on the budget clock, `mu2py.budget.now()`, default now),
+    split evenly between the functions holding survivors. `progress` gets each line the
     command prints while it runs (a `mu2py.steps.Step`: a str that also names its phase and, while fuzzing,
     counts the functions done). `out` is locked for the run and released however it ends.
     """
@@ -603,7 +607,7 @@ def kill(root: PathLike = ".", *, package: str | None = None, paths: Sequence[st
 
     options = KillOptions(root=Path(root), package=package, paths=tuple(paths) if paths else None,
                           tests=tuple(tests) if tests else None, out=Path(out), time=time, trials=trials, seed=seed,
-                          workers=workers, timeout=timeout, no_cache=no_cache)
+                          workers=workers, timeout=timeout, no_cache=no_cache, started=started)
     with running():
         return run_kill(options, progress or (lambda _: None))
 
@@ -615,14 +619,16 @@ def kill(root: PathLike = ".", *, package: str | None = None, paths: Sequence[st
 def corpus(package: str, *, trials: int | None = None, time: str | None = None, seed: int = 0,
            out: PathLike = "mu2py-corpus", tests_out: PathLike | None = None, workers: int = 1,
            strategies: str | None = None, suite: Sequence[str] | None = None, no_score: bool = False,
-           no_constants: bool = False, timeout: float | None = None,
+           no_constants: bool = False, timeout: float | None = None, started: float | None = None,
            progress: Callable[[str], None] | None = None) -> CorpusResult:
     """Regression corpora for the public functions of `package` (`PKG[.module][:function]`) as pytest tests
     (`mu2py corpus`; see `mu2py.testgen.corpus`).
 
     The budget is `trials` (reproducible: the same seed gives the same test files) or `time` (`60s`, `5m`; default
-    60s), split evenly between the functions. The tests go to `tests_out` (default `OUT/tests`), the campaigns and
-    `report.json` to `out`; `suite` (the package's own test paths) is scored alone and with the written tests.
+    60s, counted from `started` on the budget clock, `mu2py.budget.now()`, default now: finding the functions,
+    fuzzing them, writing and scoring the tests all fit in it), split evenly between the functions. The tests go to
+    `tests_out` (default `OUT/tests`), the campaigns and `report.json` to `out`; `suite` (the package's own test
+    paths) is scored alone and with the written tests.
     `progress` gets each step (a `mu2py.steps.Step`; the first and the one after writing carry the functions found
     and their outcomes: `mu2py.testgen.corpus.Found`, `Written`).
     """
@@ -631,7 +637,7 @@ def corpus(package: str, *, trials: int | None = None, time: str | None = None, 
     options = CorpusOptions(target=package, trials=trials, time=time, seed=seed, out=Path(out),
                             tests_out=Path(tests_out) if tests_out else None, workers=workers, strategies=strategies,
                             suite=tuple(suite) if suite else None, no_score=no_score, no_constants=no_constants,
-                            timeout=timeout)
+                            timeout=timeout, started=started)
     with running():
         return run_corpus(options, progress or (lambda _: None))
 

@@ -117,7 +117,7 @@ def _corpus(args: argparse.Namespace, console: Console) -> int:
         result = corpus(args.target, trials=args.trials, time=args.time, seed=args.seed, out=args.out,
                         tests_out=args.tests_out, workers=args.workers, strategies=args.strategies, suite=args.suite,
                         no_score=args.no_score, no_constants=args.no_constants, timeout=args.timeout,
-                        progress=display.show)
+                        started=getattr(args, "started", None), progress=display.show)
         display.close_scoring()
         _summary(console, result)
     return result.exit_code
@@ -144,6 +144,10 @@ def _print_scores(console: Console, scores: list[dict[str, Any]], union: dict[st
         table.add_row(s["tests"], str(s["test_count"]), str(s["total"]), str(s["killed"]), str(s["timeout"]),
                       str(s["detected"]), score_percent(s["detected"], s["total"]))
     console.print(table)
+    for s in scores:
+        if s.get("cut_by_budget"):
+            console.print(f"{s['tests']}: the --time budget ended before {s['cut_by_budget']} mutants were scored "
+                          "(left out of its total)", highlight=False)
     if union is not None:
         console.print(f"union of generated and suite, each alone: {union['detected']}/{union['total']} detected "
                       f"({union['only_generated']} only by the generated tests, {union['only_suite']} only by "

@@ -31,7 +31,8 @@ def _kill(args: argparse.Namespace, console: Console) -> int:
     with Meter(console, "starting", unit="functions") as meter:
         result = kill(args.root, package=args.package, paths=args.paths, tests=args.tests, out=args.out,
                       time=args.time, trials=args.trials, seed=args.seed, workers=args.workers, timeout=args.timeout,
-                      no_cache=args.no_cache, progress=partial(_show, meter, _fuzz_seconds(args)))
+                      no_cache=args.no_cache, started=getattr(args, "started", None),
+                      progress=partial(_show, meter, _fuzz_seconds(args)))
     _summary(console, result, Path(args.root).resolve(), args.show)
     if args.mte:
         from mu2py.cli.report import write_score_mte
@@ -41,7 +42,7 @@ def _kill(args: argparse.Namespace, console: Console) -> int:
 
 
 def _fuzz_seconds(args: argparse.Namespace) -> float | None:
-    """The fuzzing phase's time budget (None under --trials)."""
+    """The command's time budget (None under --trials)."""
     from mu2py.budget import parse_duration
 
     return None if args.trials is not None else parse_duration(args.time or DEFAULT_TIME)
@@ -49,11 +50,10 @@ def _fuzz_seconds(args: argparse.Namespace) -> float | None:
 
 def _show(meter: Meter, seconds: float | None, line: str) -> None:
     """One line of the workflow: printed for good (in a plain log, a function fuzzed says when), and the live bar
-    moved to its phase; the fuzzing budget shows while the functions are fuzzed."""
+    moved to its phase; the command's budget shows while the functions are fuzzed."""
     step = line if isinstance(line, Step) else Step(line)
     if step.phase == "fuzzing" and step.done == 0:
-        started = meter.elapsed
-        meter.set_budget(seconds, "fuzzing budget", lambda: meter.elapsed - started)
+        meter.set_budget(seconds, "budget", lambda: meter.elapsed)
     elif step.phase and step.phase != "fuzzing":
         meter.set_budget(None)
     # the bar first: the line printed above it redraws the display
@@ -131,7 +131,8 @@ def add_kill_command(sub: Any) -> None:
     add_project_arguments(p, tests="the suite's test paths (default: pytest's own)")
     p.add_argument("--out", default="mu2py-kill", help="output folder: tests/, report.json, equivalents.json")
     budget = p.add_mutually_exclusive_group()
-    budget.add_argument("--time", help=f"fuzzing budget for all functions, e.g. 2m (default {DEFAULT_TIME})")
+    budget.add_argument("--time", help=f"wall-clock budget of the whole command (scoring, fuzzing, verifying), e.g. 2m "
+                                       f"(default {DEFAULT_TIME})")
     budget.add_argument("--trials", type=int, help="inputs to try, split evenly across the functions (reproducible)")
     p.add_argument("--seed", type=int, default=0, help="every random choice flows from this seed")
     p.add_argument("--workers", type=int, default=1, help="processes scoring mutants and verifying tests")

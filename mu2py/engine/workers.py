@@ -269,6 +269,15 @@ class Processes:
             worker.conn.close()
         self._pool = []
 
+    def terminate(self) -> None:
+        """Kill every worker now, whatever it is running (a deadline has come: no unit is waited for)."""
+        for worker in self._pool:
+            worker.process.kill()
+        for worker in self._pool:
+            worker.process.join(2)
+            worker.conn.close()
+        self._pool = []
+
     def __enter__(self) -> Processes:
         return self
 

@@ -6,27 +6,44 @@ whole `--time` each.  When all are done, their corpora are replayed in order (wo
 first) through one more mutation-guided pass that keeps an input only if it adds coverage
 or kills a mutant: the merged `OUT/corpus/`, `mutants.json` and `failures/`.  The same seed,
 budget and worker count give the same merged corpus.
+
+Under `--time` the command's one budget holds it all: it starts with the command (the workers' start-up is
+in it), the campaigns end MERGE_SECONDS (and a MERGE_SHARE of the budget) before its end, and the merge
+takes their judged kills from their indexes instead of running every mutant again (`Fuzzer.adopt`),
+judging only what a campaign left unjudged, until the budget's end.  The parent loads the target's
+mutants for the merge while the campaigns run.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
+from mu2py.budget import Budget, Deadline, process_started
+from mu2py.budget import now as budget_clock
 from mu2py.engine.workers import Lost, executor
 from mu2py.errors import UserError
 from mu2py.fuzz.config import FuzzConfig, FuzzResult
 from mu2py.fuzz.fuzzer import Fuzzer
 from mu2py.inputs.generators import source_for
+from mu2py.mutants.catalog import Program
 from mu2py.store.atomic import DirectoryLock, write_atomic, write_json
 from mu2py.store.corpus import Corpus
-from mu2py.target.modules import resolve_target
+from mu2py.target.modules import Target, resolve_target
 
 MERGED = ("corpus", "failures", "mutants.json", "plot_data.csv", "state.json")
+# under --time, what the campaigns leave of the budget for its end: the workers' exit, the merge (each saved input
+# replayed once on the original, what a campaign left unjudged judged), the outputs written and the report printed
+MERGE_SECONDS = 1.0
+MERGE_SHARE = 0.02
+# what the merge leaves of the budget for the command's own end (moving the outputs into place, the report printed)
+FINAL_SECONDS = 0.3
 
 
 def worker_dir(out: Path, k: int) -> Path:
@@ -41,12 +58,38 @@ def split_trials(trials: int | None, workers: int) -> list[int | None]:
     return [trials // workers + (1 if k < trials % workers else 0) for k in range(workers)]
 
 
+def merge_reserve(seconds: float) -> float:
+    """Seconds a --time budget of `seconds` keeps after the campaigns for merging them (at most half of it)."""
+    return min(MERGE_SECONDS + MERGE_SHARE * seconds, seconds / 2)
+
+
+def campaign_budget(unit: dict[str, Any], trials: int | None) -> Budget | None:
+    """The budget of a unit's campaign: none for a trial budget; under --time, one that ends at the unit's end (the
+    parent's deadline `until`, on this machine's clock; `left` seconds from now on a cluster's, whose clock differs).
+
+    Its `seconds` count the campaign's earlier `elapsed` too, which `Fuzzer.run` charges to it (`Budget.resumed`)."""
+    if unit.get("until") is not None:
+        started = unit["started"]
+        return Budget(trials, max(unit["until"] - started, 0.0) + unit.get("elapsed", 0.0), started=started)
+    if unit.get("left") is not None:
+        return Budget(trials, max(unit["left"], 0.0))
+    return None
+
+
 def run_campaign(unit: dict[str, Any]) -> dict[str, Any]:
     """One campaign in a worker: resolve the target, resume from its directory, fuzz, summarize."""
-    target = resolve_target(unit["spec"], unit["prefixes"])
     config = FuzzConfig(**unit["config"])
+    budget = campaign_budget(unit, config.trials)
+    if unit.get("until") is not None and os.getpid() != unit.get("parent") \
+            and unit["until"] - budget_clock() < budget_clock() - process_started():
+        # in a worker process: loading the target and its mutants takes about as long as starting the process did
+        # (imports of the same size); with less time left than that, on a machine far too busy, the campaign would
+        # only overrun the budget
+        return {"trials": 0, "corpus": 0, "coverage": 0, "killed": 0,
+                "skipped": "too little of the --time budget was left once its worker had started"}
+    target = resolve_target(unit["spec"], unit["prefixes"])
     try:
-        fuzzer = Fuzzer(target, config)
+        fuzzer = Fuzzer(target, config, budget=budget)
         fuzzer.resume()
         result = fuzzer.run()
     except UserError as exc:  # sent back as data: the parent reports it as the one-line error it is
@@ -60,7 +103,9 @@ def remote_campaign(unit: dict[str, Any]) -> dict[str, Any]:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="mu2py-campaign-") as scratch:
-        local = dict(unit, config=dict(unit["config"], out=Path(scratch)))
+        # the parent's clock is not this machine's: the campaign ends `left` seconds after it was sent
+        left = None if unit.get("until") is None else unit["until"] - unit["sent"]
+        local = dict(unit, config=dict(unit["config"], out=Path(scratch)), until=None, left=left)
         summary = run_campaign(local)
         if "error" in summary:
             return summary
@@ -133,21 +178,48 @@ def _copy_failures(out: Path, workers: int, staging: Path) -> int:
     return len(seen)
 
 
-def merge(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, workers: int) -> FuzzResult:
-    """Replay every campaign's corpus through one mutation-guided pass into `config.out` (see module doc)."""
+def _load_program(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig) -> tuple[Target, Program | None]:
+    """The target and its mutants, as the merge needs them (no mutants under coverage guidance)."""
+    target = resolve_target(spec, prefixes)
+    return target, Program(target) if config.guidance == "mutation" else None
+
+
+def _seeds(source: Any, out: Path, workers: int) -> list[Any]:
+    """Every campaign's saved inputs, worker 0's first, each in its campaign's order."""
+    entries = []
+    for k in range(workers):
+        entries.extend(Corpus(source, worker_dir(out, k) / "corpus").load())
+    return entries
+
+
+def merge(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, workers: int,
+          loaded: tuple[Target, Program | None] | None = None, deadline: Deadline = Deadline.never(),
+          mutant_runs: int = 0) -> FuzzResult:
+    """Replay every campaign's corpus through one mutation-guided pass into `config.out` (see module doc).
+
+    Under --time the pass takes each input's kills from its campaign (`Fuzzer.adopt`, whose mutant runs,
+    `mutant_runs` in all, are the merged campaign's) and ends by `deadline`; under a trial budget it runs the
+    mutants again, as a campaign of that many trials would.  `loaded` is the target and its mutants when the caller
+    has them already."""
     out = config.out
     assert out is not None
-    target = resolve_target(spec, prefixes)
+    target, program = loaded or _load_program(spec, prefixes, config)
     assert target.driver is not None
     source = source_for(target.driver.source)
-    seeds: list[tuple[Any, ...]] = []
-    for k in range(workers):
-        seeds.extend(e.choices for e in Corpus(source, worker_dir(out, k) / "corpus").load())
+    entries = _seeds(source, out, workers)
     staging = out / ".merging"
     shutil.rmtree(staging, ignore_errors=True)
-    merged = replace(config, trials=max(len(seeds), 1), seconds=None, initial=seeds, out=staging, split=False,
-                     filter=None)
-    result = Fuzzer(target, merged, source=source).run()
+    if config.seconds is None:
+        merged = replace(config, trials=max(len(entries), 1), seconds=None, initial=[e.choices for e in entries],
+                         out=staging, split=False, filter=None)
+        result = Fuzzer(target, merged, source=source, program=program).run()
+    else:
+        merged = replace(config, initial=[], out=staging, split=False, filter=None)
+        fuzzer = Fuzzer(target, merged, source=source, program=program)
+        fuzzer.stats.mutant_runs = mutant_runs
+        if fuzzer.analysis is not None:
+            fuzzer.analysis.mutant_runs = mutant_runs
+        result = fuzzer.adopt(entries, deadline)
     failures = _copy_failures(out, workers, staging)
     result.stats.failures = failures
     _replace_outputs(staging, out)
@@ -156,43 +228,57 @@ def merge(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, worke
 
 def run_parallel(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, workers: int,
                  on_progress: Callable[[list[dict[str, Any]]], None] | None = None,
-                 cluster: Any = None) -> tuple[FuzzResult, list[Any]]:
+                 cluster: Any = None, budget: Budget | None = None) -> tuple[FuzzResult, list[Any]]:
     """Run `workers` campaigns in parallel, then merge; returns the merged result and per-campaign summaries.
 
     With `cluster` (an executor such as `mu2py.engine.cluster.DaskExecutor`) the campaigns run there and
-    send their corpora back as data; they start afresh (a cluster run does not resume campaigns).
+    send their corpora back as data; they start afresh (a cluster run does not resume campaigns).  `budget` is the
+    command's (default: `config`'s, from now): under --time, everything here ends by its deadline.
     """
     out = config.out
     if out is None:
         raise ValueError("parallel campaigns need an output directory")
     lock = DirectoryLock(out)  # each campaign locks its own workers/wK as well (see Fuzzer)
     try:
-        return _run_parallel(spec, prefixes, config, workers, on_progress, cluster)
+        return _run_parallel(spec, prefixes, config, workers, on_progress, cluster,
+                             budget or Budget(config.trials, config.seconds))
     finally:
         lock.release()
 
 
 def _run_parallel(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig, workers: int,
                   on_progress: Callable[[list[dict[str, Any]]], None] | None,
-                  cluster: Any) -> tuple[FuzzResult, list[Any]]:
+                  cluster: Any, budget: Budget) -> tuple[FuzzResult, list[Any]]:
     out = config.out
     assert out is not None
+    before = progress(out, workers)  # a resumed run's campaigns: what each has spent already
+    # the campaigns ran side by side: the time spent of the budget is the longest one's
+    budget = budget.resumed(max((row.get("elapsed", 0.0) for row in before), default=0.0))
+    deadline = budget.deadline()
+    # the campaigns end early enough for the merge (see MERGE_SECONDS)
+    ends = deadline.sooner_by(merge_reserve(config.seconds)) if config.seconds is not None else deadline
     units = []
     for k, trials in enumerate(split_trials(config.trials, workers)):
         own = replace(config, trials=trials, seed=config.seed + k, out=worker_dir(out, k))
         fields = asdict(own)
-        units.append({"spec": spec, "prefixes": prefixes, "config": fields})
+        units.append({"spec": spec, "prefixes": prefixes, "config": fields, "until": ends.at,
+                      "started": budget.started, "elapsed": before[k].get("elapsed", 0.0), "sent": budget_clock(),
+                      "parent": os.getpid()})
     write_json(out / "workers" / "plan.json", {"workers": workers, "seed": config.seed, "trials": config.trials,
                                                 "seconds": config.seconds})
     summaries: list[Any] = [None] * workers
     tick = (lambda: on_progress(progress(out, workers))) if on_progress else None
-    if cluster is not None:
-        for index, summary in cluster.map_unordered(remote_campaign, units, on_wait=tick):
-            summaries[index] = summary if "error" in summary else _store_remote(out, index, summary)
-    else:
-        with executor(workers) as pool:
-            for index, summary in pool.map_unordered(run_campaign, units, on_wait=tick):
-                summaries[index] = summary
+    # the merge's mutants are loaded here while the campaigns run (a second on a large target): off the budget's end
+    with ThreadPoolExecutor(1, thread_name_prefix="mu2py-merge-load") as loader:
+        loading: Future[tuple[Target, Program | None]] = loader.submit(_load_program, spec, prefixes, config)
+        if cluster is not None:
+            for index, summary in cluster.map_unordered(remote_campaign, units, on_wait=tick):
+                summaries[index] = summary if "error" in summary else _store_remote(out, index, summary)
+        else:
+            with executor(workers) as pool:
+                for index, summary in pool.map_unordered(run_campaign, units, on_wait=tick):
+                    summaries[index] = summary
+        loaded = loading.result()
     errors = [s["error"] for s in summaries if isinstance(s, dict) and "error" in s]
     if errors:
         raise UserError(errors[0])
@@ -201,4 +287,5 @@ def _run_parallel(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfi
         # a campaign's directory holds everything it checkpointed; merging what is there loses nothing
         for k in lost:
             summaries[k] = {"lost": summaries[k].reason}
-    return merge(spec, prefixes, config, workers), summaries
+    runs = sum(row.get("mutant_runs", 0) for row in progress(out, workers))
+    return merge(spec, prefixes, config, workers, loaded, deadline.sooner_by(FINAL_SECONDS), runs), summaries

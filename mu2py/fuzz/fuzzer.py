@@ -15,7 +15,7 @@ several plain runs and runs only where mutants will, and the two never mix cover
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -478,11 +478,72 @@ class Fuzzer:
                             or self.deadline.remaining() < MIN_ROUND:
                         break
             finally:
-                self.checkpoint(final=True)
-                if self.analysis is not None:
-                    self.analysis.close()
-                if self._lock is not None:
-                    self._lock.release()
+                self._close()
+        return self._result()
+
+    def adopt(self, entries: Sequence[Entry], deadline: Deadline = Deadline.never()) -> FuzzResult:
+        """Merge inputs saved and judged by other campaigns (parallel ones' corpora, in order) into this one, then
+        end it as `run` does; no trial of its own runs.
+
+        Each input is replayed on the original (its coverage, and the sites it reaches and mutants it infects, as
+        `resume` does) and kept when it adds coverage or brings a kill no input kept before it brought; its mutants
+        do not run again: the kills its campaign judged come from its index entry, and so does `judged`.  A mutant
+        an input kills either is in its entry or was killed earlier in its own campaign's order (which the merged
+        order keeps), so the kills are those of every campaign together.  The inputs its campaign left unjudged
+        are then judged until `deadline` (less the final checkpoint); past `deadline` the inputs not yet replayed
+        are kept as they are, unreplayed, so that nothing a campaign found is lost.
+        """
+        analysis = self.analysis
+        try:
+            for entry in entries:
+                decoded = self._unless_tried(self.source.decode(entry.choices, self.rng))
+                if decoded is None or decoded is _TRIED:
+                    continue
+                self.stats.trials += 1
+                self.stats.valid += 1
+                infected: set[int] | None = None
+                if not deadline.expired():
+                    self._run_original(decoded.value)
+                    new_cov = self.coverage.collect()
+                    if analysis is not None:
+                        infected = analysis.run_original(decoded.value)[2]
+                        self.mutant_runs.corpus_infected |= infected
+                else:
+                    new_cov = entry.new_coverage or 1  # not replayed: kept, as its campaign kept it
+                # the kills it brings that no input kept before it brought
+                index = analysis.program.index if analysis is not None else {}
+                kills = {mutant_id: reason for mutant_id, reason in entry.kills.items()
+                         if mutant_id in index and index[mutant_id] not in analysis.kills}  # type: ignore[union-attr]
+                if not new_cov and not kills:
+                    continue
+                name = self.corpus.next_name()
+                for mutant_id, reason in kills.items():
+                    analysis.add_kill(index[mutant_id], Kill(name, KillReason(reason)))  # type: ignore[union-attr]
+                if infected is not None and not entry.judged:  # what judging it below costs (judging_cost)
+                    self.mutant_runs.infected_of[name] = infected
+                kept = Entry(name=name, choices=decoded.choices, kinds=decoded.kinds, size=0, favored=bool(kills),
+                             new_coverage=new_cov, kills=kills, trial=self.stats.trials, value=decoded.value,
+                             judged=entry.judged)
+                text = self.source.render(decoded.value)
+                kept.size = len(text)
+                self.corpus.add(kept, text)
+                if kept.favored:
+                    self._favored.append(kept)
+            if self.config.judge:
+                self.finish_judging(deadline.sooner_by(self._checkpoint_cost + FINAL_MARGIN))
+        finally:
+            self._close()
+        return self._result()
+
+    def _close(self) -> None:
+        """The end of a campaign, however it ends: the last checkpoint, the mutant host closed, `out` unlocked."""
+        self.checkpoint(final=True)
+        if self.analysis is not None:
+            self.analysis.close()
+        if self._lock is not None:
+            self._lock.release()
+
+    def _result(self) -> FuzzResult:
         return FuzzResult(
             corpus=list(self.corpus.entries), coverage=len(self.coverage), stats=self.stats,
             # the final checkpoint built it already when there is an output directory

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from mu2py.score.config import ScoreConfig, ScoreRun
 
 OUT_OF_SCOPE = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "out_of_scope"}
+# a mutant the run's deadline (a command's --time budget) came before it was judged: not scored, and counted apart
+CUT_BY_BUDGET = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "budget"}
 
 
 def _scope_key(module: str, scope: str) -> str:

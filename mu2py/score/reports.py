@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mu2py.errors import UserError
+from mu2py.score.plan import CUT_BY_BUDGET
 from mu2py.score.spec import SuiteSpec, test_files
 
 if TYPE_CHECKING:
@@ -333,7 +334,7 @@ def report(state: ScoreRun) -> dict[str, Any]:
     tests with the sites each reaches."""
     entries = []
     catalog: dict[str, int] = {}  # per file: the mutants a complete run scores (out of this run's scope included)
-    skipped = unimportable = 0
+    skipped = unimportable = cut = 0
     reached: dict[int, int] = {}
     infected: dict[int, int] = {}  # per mutant index: the tests whose values it changes (`show` says why it survived)
     for test in state.tests:
@@ -346,6 +347,8 @@ def report(state: ScoreRun) -> dict[str, Any]:
         if verdict["status"] == "skipped":  # --import-time skip, or a module no test can import: not scored
             if verdict.get("mode") == "unimportable":
                 unimportable += 1
+            elif verdict.get("mode") == CUT_BY_BUDGET["mode"]:  # the deadline came first: not scored, not out of scope
+                cut += 1
             elif verdict.get("mode") == "out_of_scope":
                 catalog[m.file] = catalog.get(m.file, 0) + 1
             else:
@@ -363,6 +366,7 @@ def report(state: ScoreRun) -> dict[str, Any]:
     result = assemble(entries, catalog, {
         "time": time_spent(entries, state.baseline_seconds),
         "skipped_import_time": skipped, "skipped_unimportable": unimportable, "unimportable": state.unimportable,
+        "cut_by_budget": cut,
         "tests": len(state.tests), "seconds": round(state.seconds, 2),
         "baseline_seconds": round(state.baseline_seconds, 2), "scope": state.scope})
     # the suite's tests, in pytest's order, and the sites each reaches (a mutant's `site`): who covers a mutant

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from mu2py.budget import Deadline
 from mu2py.engine.scratch import make_scratch
 from mu2py.engine.workers import Lost, WorkerError
 from mu2py.errors import UserError
@@ -31,7 +32,7 @@ from mu2py.score import pools
 from mu2py.score.cache import VerdictCache, digest, tests_digest
 from mu2py.score.catalog import catalog_of
 from mu2py.score.config import ScoreConfig, ScoreRun
-from mu2py.score.plan import OUT_OF_SCOPE, isolated_unit, plan
+from mu2py.score.plan import CUT_BY_BUDGET, OUT_OF_SCOPE, isolated_unit, plan
 from mu2py.score.reports import identifiers
 from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.score.units import run_unit
@@ -40,9 +41,17 @@ MEMORY_HEADROOM = 2**30
 """Bytes a worker may hold beyond twice the original suite's peak while it judges a mutant (local workers)."""
 
 
+class _BudgetSpent(Exception):
+    """The run's deadline came before every mutant was judged."""
+
+
 def score(spec: SuiteSpec, config: ScoreConfig,
-          on_progress: Callable[[ScoreRun, str], None] | None = None) -> ScoreRun:
-    """Score the suite of `spec` against every mutant of its modules (see the module docstring)."""
+          on_progress: Callable[[ScoreRun, str], None] | None = None,
+          deadline: Deadline = Deadline.never()) -> ScoreRun:
+    """Score the suite of `spec` against every mutant of its modules (see the module docstring).
+
+    The run stops at `deadline` (a command's --time budget): its workers are stopped at once, and the mutants
+    without a verdict then are `CUT_BY_BUDGET` (not scored; the report counts them apart)."""
     start = time.perf_counter()
     # test ids must be the same in every worker: parametrizing over a set orders it by string hashes
     os.environ.setdefault("PYTHONHASHSEED", "0")
@@ -59,14 +68,28 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             return state
     cache = VerdictCache(config.cache)
     hashes = {m.name: m.source_hash for m in program.target.modules}
-    progress = (lambda phase: on_progress(state, phase)) if on_progress else (lambda phase: None)
+    told = (lambda phase: on_progress(state, phase)) if on_progress else (lambda phase: None)
+    opened: list[Any] = []  # the pool, once open
+
+    def progress(phase: str) -> None:
+        """Tell `on_progress`, unless the deadline has come: then the workers are stopped at once (a unit in
+        flight is given up, not waited for) and the run ends."""
+        if deadline.expired():
+            for pool in opened:
+                getattr(pool, "terminate", pool.close)()
+            raise _BudgetSpent
+        told(phase)
+
     # each worker runs the suite in its own copy of the project, made under this folder (see `sandbox`); a run
     # killed outright leaves its folder behind, for the next run to remove
     scratch = make_scratch("mu2py-score-")
     spec = replace(spec, scratch=scratch)
 
     try:
+        if deadline.expired():  # no worker is started for a budget already spent
+            raise _BudgetSpent
         with pools.open_pool(spec, config, catalog_of(program)) as pool:
+            opened.append(pool)
             if config.cluster:
                 progress(f"Dask dashboard {pool.dashboard}")
             progress("baseline")
@@ -105,8 +128,7 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             spent: dict[int, float] = {}  # worker seconds of a mutant's earlier units (in place, then isolated)
             while units:
                 retry: list[dict[str, Any]] = []
-                deadline = pools.deadline
-                for i, result in pool.map_unordered(run_unit, units, deadline=deadline,
+                for i, result in pool.map_unordered(run_unit, units, deadline=pools.deadline,
                                                     on_wait=lambda: progress("mutants")):
                     unit = units[i]
                     index = unit["index"]
@@ -139,9 +161,12 @@ def score(spec: SuiteSpec, config: ScoreConfig,
                     cache.put(keys[index], result)  # on disk at once: a crash loses only the units in flight
                     progress("mutants")
                 units = retry
+    except _BudgetSpent:
+        # a unit in flight is given up: its worker ends now, not when the unit does
+        state.verdicts.update({i: CUT_BY_BUDGET for i in range(len(program.mutants)) if i not in state.verdicts})
     finally:
         cache.save()  # also on Ctrl-C or an error: every verdict reached so far is kept for the next run
         shutil.rmtree(scratch, ignore_errors=True)
     state.seconds = time.perf_counter() - start
-    progress("done")
+    told("done")
     return state

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mu2py.budget import Budget
 from mu2py.errors import UserError
 from mu2py.feedback.focus import FocusedProbe
 from mu2py.mutants.catalog import Program
@@ -67,8 +68,10 @@ class Campaign:
 
 
 def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float | None, seed: int,
-        timeout: float | None = None, on_progress: Callable[[Any], None] | None = None) -> Campaign:
-    """Fuzz `spec`'s function, running only the mutants in `alive` (ids); see the module docstring.
+        timeout: float | None = None, on_progress: Callable[[Any], None] | None = None,
+        budget: Budget | None = None) -> Campaign:
+    """Fuzz `spec`'s function, running only the mutants in `alive` (ids); see the module docstring.  `budget` (default:
+    `trials` and `seconds` from the loop's start) is what the campaign may take, loading it included.
 
     A function whose arguments cannot be drawn, or whose target raises while loading, gives
     a Campaign with `error` set and no kills.
@@ -84,7 +87,7 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
         # mutant_share 1: every input runs the aimed mutants it infects, also under a time budget (the timed
         # default runs only mutants no saved input infects, and a survivor is one the suite's inputs infect)
         config = FuzzConfig(trials=trials, seconds=seconds, seed=seed, timeout=timeout, mutant_share=1.0)
-        fuzzer = Fuzzer(target, config, on_progress=on_progress)
+        fuzzer = Fuzzer(target, config, on_progress=on_progress, budget=budget)
     except UserError as exc:
         found.error = str(exc)
         return found

@@ -20,6 +20,12 @@ Steps, in order (each reported through `progress` as one plain line, a `mu2py.st
 Everything lands in `out`: `tests/` (the test files, written atomically), `report.json`
 and `equivalents.json`; `out` is locked for the whole run and released however it ends.
 The same seed and trial budget give the same tests.  `mu2py.api.kill` is the public entry.
+
+A `--time` budget is the whole command's, from its start: the fuzzing ends early enough for the
+steps after it (`after_fuzzing`, estimated from the first score's time and the survivors aimed at),
+and those stop at the budget's end: a mutant whose verification the budget cut is not claimed by
+any test, and one the second score did not judge keeps its first verdict (or the verified kill of
+a written test), with a note.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mu2py.budget import Budget, Deadline
+from mu2py.budget import now as budget_clock
 from mu2py.errors import UserError
 from mu2py.steps import Step
 from mu2py.survivors import DEFAULT_TIME
@@ -44,6 +52,13 @@ if TYPE_CHECKING:
     from mu2py.survivors.equivalents import Evidence
 
 DETECTED = ("killed", "timeout")
+# under --time, what the steps after the fuzzing are expected to take (see `after_fuzzing`): writing the tests and
+# running them on the original in a fresh session; one forked session per survivor a test claims to kill; the suite
+# and the written tests scored, as long as the first score took this many times over; the report
+VERIFY_SECONDS = 1.0
+VERIFY_PER_SURVIVOR = 0.15
+RESCORE_FACTOR = 1.5
+FINAL_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -64,6 +79,7 @@ class KillOptions:
     workers: int = 1
     timeout: float | None = None
     no_cache: bool = False
+    started: float | None = None  # the command's start on the budget clock (`mu2py.budget.now`; default: run's)
 
 
 @dataclass(frozen=True)
@@ -97,12 +113,33 @@ class KillResult:
         return self.unlisted.unreached
 
 
-def _score_report(spec: Any, workers: int, cache: Path | None) -> dict[str, Any]:
+def _score_report(spec: Any, workers: int, cache: Path | None, deadline: Deadline = Deadline.never()) -> dict[str, Any]:
     from mu2py.score.config import ScoreConfig
     from mu2py.score.reports import report
     from mu2py.score.scoring import score
 
-    return report(score(spec, ScoreConfig(workers=workers, cache=cache)))
+    return report(score(spec, ScoreConfig(workers=workers, cache=cache), deadline=deadline))
+
+
+def after_fuzzing(before_seconds: float, survivors: int) -> float:
+    """Seconds the steps after the fuzzing are expected to take (see VERIFY_SECONDS), the first score having taken
+    `before_seconds` and the fuzzing aiming at `survivors` mutants."""
+    return VERIFY_SECONDS + VERIFY_PER_SURVIVOR * survivors + RESCORE_FACTOR * before_seconds + FINAL_SECONDS
+
+
+def fill_cut(after: dict[str, Any], before: dict[str, Any], killers: dict[str, str]) -> int:
+    """Give the mutants the second score did not judge (its deadline came first) their first verdict, or the
+    verified kill of a written test (`killers`: mutant id -> the test's node id), in `after`; how many there were.
+
+    Sound: the suite is part of the second score's tests, so what it detected stays detected, and a verified
+    kill is a test run that failed on the mutant in a fresh interpreter."""
+    judged = {m["id"] for m in after["mutants"]}
+    cut = [dict(m) for m in before["mutants"] if m["id"] not in judged]
+    for m in cut:
+        if m["status"] not in DETECTED and m["id"] in killers:
+            m.update(status="killed", killed_by=killers[m["id"]], mode="verified", cached=False)
+    after["mutants"] = sorted([*after["mutants"], *cut], key=lambda e: (e["file"], e["line"], e["column"], e["id"]))
+    return len(cut)
 
 
 def score_figures(report: dict[str, Any]) -> dict[str, Any]:
@@ -168,7 +205,7 @@ def _render_all(cases: dict[str, list[KillCase]], command: str, root: Path) -> d
 
 def _write_verified(say: Callable[[str], None], cases: dict[str, list[KillCase]], programs: dict[str, Any],
                     tests_out: Path, command: str, root: Path, sys_path: list[str],
-                    workers: int) -> tuple[dict[str, Rendered], list[str]]:
+                    workers: int, deadline: Deadline = Deadline.never()) -> tuple[dict[str, Rendered], list[str]]:
     """Write, verify in fresh interpreters, and rewrite with only what verified; returns the modules and notes."""
     from mu2py.survivors.verify import Sessions
     from mu2py.survivors.write import write
@@ -181,7 +218,7 @@ def _write_verified(say: Callable[[str], None], cases: dict[str, list[KillCase]]
     sessions = Sessions(str(root), sys_path, sorted(programs))
     try:
         return _verified(say, sessions, cases, programs, rendered, files, tests_out, command, root, workers,
-                         notes)
+                         notes, deadline)
     finally:
         sessions.close()
 
@@ -199,7 +236,8 @@ def _unwarn(rendered: dict[str, Rendered], ok: dict[str, bool], notes: list[str]
 
 def _verified(say: Callable[[str], None], sessions: Any, cases: dict[str, list[KillCase]], programs: dict[str, Any],
               rendered: dict[str, Rendered], files: dict[str, Path], tests_out: Path, command: str, root: Path,
-              workers: int, notes: list[str]) -> tuple[dict[str, Rendered], list[str]]:
+              workers: int, notes: list[str], deadline: Deadline = Deadline.never()
+              ) -> tuple[dict[str, Rendered], list[str]]:
     from mu2py.survivors.verify import MutantSource, killing, passing
     from mu2py.survivors.write import file_stem, write
 
@@ -223,17 +261,25 @@ def _verified(say: Callable[[str], None], sessions: Any, cases: dict[str, list[K
                 source = MutantSource(m["id"], m["module"], info.file, info.is_package, program.mutant_source(m["id"]))
                 claims.setdefault(source, []).append(f"{files[module]}::{name}")
     say(Step(f"verifying: {len(claims)} mutants, each with the tests claiming it, in fresh interpreters", "verifying"))
-    killed = killing(sessions, claims, workers)
+    killed = killing(sessions, claims, workers, deadline)
+    cut = {source.id for source in claims} - set(killed)
+    if cut:
+        notes.append(f"the --time budget ended before {len(cut)} of the {len(claims)} mutants the written tests "
+                     "claim were verified: no test claims them")
     for module, kcs in cases.items():
         kept = []
         for kc in kcs:
             if kc.test_name not in rendered[module].tests or not ok.get(kc.test_name):
                 continue
             verified = [m for m in kc.mutants if kc.test_name in killed.get(m["id"], set())]
-            if len(verified) < len(kc.mutants):
-                lost = [m["id"] for m in kc.mutants if m not in verified]
+            # a mutant the budget left unverified is not one the test failed to kill: it is only not claimed
+            lost = [m["id"] for m in kc.mutants if m not in verified and m["id"] not in cut]
+            if lost:
                 notes.append(f"{file_stem(module)}::{kc.test_name}: does not fail on {', '.join(lost)} in a fresh "
                              "interpreter" + ("; dropped" if not verified else ""))
+            elif not verified:
+                notes.append(f"{file_stem(module)}::{kc.test_name}: dropped, the --time budget ended before it was "
+                             "verified")
             if verified:
                 kept.append(replace(kc, mutants=verified))
         cases[module] = kept
@@ -283,22 +329,25 @@ def run_kill(options: KillOptions, say: Callable[[str], None]) -> KillResult:
     spec = SuiteSpec(root=str(root), pytest_args=tuple(pytest_args), modules=tuple(modules), files=tuple(files),
                      sys_path=tuple(sys_path), skip_patterns=tuple(config.get("skip_lines", [])))
     out = options.out.resolve()
+    # one budget for the whole command, from its start (see the module docstring)
+    whole = Budget(options.trials, seconds, started=budget_clock() if options.started is None else options.started)
     lock = DirectoryLock(out)  # one run per output folder
     try:
-        return _locked(options, spec, seconds, out, say)
+        return _locked(options, spec, whole, out, say)
     finally:
         lock.release()
 
 
-def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: Path,
+def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
             say: Callable[[str], None]) -> KillResult:
-    """`run_kill` once its options are checked and `out` is locked."""
+    """`run_kill` once its options are checked and `out` is locked; all of it ends by `whole`'s deadline."""
     from mu2py.store.atomic import write_json
     from mu2py.survivors.equivalents import MIN_INFECTING, gather, rank
     from mu2py.survivors.seeds import record_seeds
     from mu2py.testgen.regression import split_budget
 
     root = Path(spec.root)
+    seconds, deadline = whole.seconds, whole.deadline()
     modules, sys_path, pytest_args = list(spec.modules), list(spec.sys_path), list(spec.pytest_args)
     tests_out = out / "tests"
     for entry in reversed(sys_path):  # the package is imported here to infer its functions' drivers
@@ -333,14 +382,19 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
     alive: dict[str, set[str]] = {}
     for g in grouped.groups:
         alive.setdefault(g.module, set()).update(m["id"] for m in g.mutants)
-    per_trials, per_seconds = split_budget(options.trials, seconds, len(grouped.groups), 1)
+    per_trials, _ = split_budget(options.trials, seconds, len(grouped.groups), 1)
+    # under --time the functions share what the steps before left, less what the steps after keep: function k of n
+    # fuzzes until k/n of that span (a function that ends early leaves its time to the next)
+    fuzz_end = deadline.sooner_by(min(after_fuzzing(phases["score before"], grouped.aimed), deadline.remaining() / 2))
+    start, span = budget_clock(), fuzz_end.remaining()
     budget = f"{options.trials} trials" if options.trials is not None else f"{seconds:g}s"
     say(Step(f"fuzzing {len(grouped.groups)} functions ({budget} in all)", "fuzzing", 0, len(grouped.groups),
              "functions"))
     campaigns: list[Campaign] = []
     notes: list[str] = []
     for n, (group, trials) in enumerate(zip(grouped.groups, per_trials, strict=True), 1):
-        campaign = _aim_one(group, trials, per_seconds, options, seeds, alive)
+        until = None if seconds is None else start + span * n / len(grouped.groups)
+        campaign = _aim_one(group, trials, until, options, seeds, alive)
         campaigns.append(campaign)
         alive[group.module] -= set(campaign.kills)
         status = campaign.error or (f"{campaign.trials} trials, killed {len(campaign.kills)} "
@@ -362,7 +416,8 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
             cases.setdefault(campaign.spec.module, []).extend(_cases(campaign, by_id))
             programs.setdefault(campaign.spec.module, campaign.program)
     command = command_line(options)
-    final, verify_notes = _write_verified(say, cases, programs, tests_out, command, root, sys_path, options.workers)
+    final, verify_notes = _write_verified(say, cases, programs, tests_out, command, root, sys_path, options.workers,
+                                          deadline.sooner_by(FINAL_SECONDS))
     notes += verify_notes
     phase("write and verify")
     written = {m: sorted(r.tests) for m, r in final.items()}
@@ -374,7 +429,13 @@ def _locked(options: KillOptions, spec: SuiteSpec, seconds: float | None, out: P
         # and their node ids are the project's (`out/tests/test_kill_m.py::test_f_1`), as the --mte document names them
         written_tests = str(tests_out.relative_to(root)) if tests_out.is_relative_to(root) else str(tests_out)
         after_spec = replace(spec, pytest_args=(*spec.pytest_args, written_tests))
-        after = _score_report(after_spec, options.workers, None if options.no_cache else out / "score-cache.json")
+        after = _score_report(after_spec, options.workers, None if options.no_cache else out / "score-cache.json",
+                              deadline.sooner_by(FINAL_SECONDS))
+        killers = {m["id"]: f"{written_tests}/{_stem(module)}.py::{name}"
+                   for module, r in final.items() for name, kc in r.tests.items() for m in kc.mutants}
+        if fill_cut(after, before, killers):
+            notes.append(f"the --time budget ended before {after['summary']['cut_by_budget']} mutants were scored "
+                         "again: each keeps its first verdict, or the verified kill of a written test")
     phase("score after")
     after_by_id = {m["id"]: m for m in after["mutants"]}
     still = [by_id[i] for i in aimed_ids if after_by_id.get(i, {}).get("status") not in DETECTED]
@@ -447,12 +508,15 @@ def _stem(module: str) -> str:
     return file_stem(module)
 
 
-def _aim_one(group: Group, trials: int | None, seconds: float | None, options: KillOptions,
+def _aim_one(group: Group, trials: int | None, until: float | None, options: KillOptions,
              seeds: dict[str, dict[str, list[Any]]], alive: dict[str, set[str]]) -> Campaign:
-    """Infer `group`'s function's driver (with the suite's values as seeds) and fuzz it at the module's survivors."""
+    """Infer `group`'s function's driver (with the suite's values as seeds) and fuzz it at the module's survivors,
+    until `until` on the budget clock under --time (inferring and loading it included)."""
     from mu2py.survivors.aim import aim
     from mu2py.survivors.seeds import seeded
     from mu2py.testgen.signatures import infer_named
+
+    budget = None if until is None else Budget(None, max(until - budget_clock(), 0.0))
 
     values = seeds.get(group.qualname, {})
     try:
@@ -461,6 +525,7 @@ def _aim_one(group: Group, trials: int | None, seconds: float | None, options: K
         return Campaign(group.qualname, error=f"cannot be called: {exc}")
     if spec.skipped:
         return Campaign(group.qualname, spec, error=spec.skipped)
-    return aim(spec, set(alive[group.module]), trials, seconds, options.seed, options.timeout)
+    return aim(spec, set(alive[group.module]), trials, budget.seconds if budget else None, options.seed,
+               options.timeout, budget=budget)
 
 

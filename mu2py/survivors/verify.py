@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from mu2py.budget import Deadline
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.isolated import INJECT, write_spec
 from mu2py.testgen.junit import read_junit
@@ -64,10 +65,11 @@ class Sessions:
                 self._servers.append(server)
         return server
 
-    def run(self, args: list[str], tmp: Path, mutant: MutantSource | None = None) -> tuple[dict[str, bool] | None, str]:
+    def run(self, args: list[str], tmp: Path, mutant: MutantSource | None = None,
+            timeout: float = SESSION_TIMEOUT) -> tuple[dict[str, bool] | None, str]:
         """Run pytest on `args` fresh (with `mutant` imported in place of its module): per test, passed?
 
-        None (with a note) when the session timed out.
+        None (with a note) when the session timed out (after `timeout` seconds).
         """
         xml = tmp / "junit.xml"
         xml.unlink(missing_ok=True)
@@ -81,14 +83,15 @@ class Sessions:
             prelude = INJECT
         out = tmp / "pytest.out"
         code = self._server().run(options, cwd=self.root, env=env, path=self.sys_path, prelude=prelude,
-                                  out=str(out), timeout=SESSION_TIMEOUT)
+                                  out=str(out), timeout=timeout)
         if code is None:  # no fork server here: a new interpreter
-            code = self._subprocess(options, tmp, env, prelude, out)
+            code = self._subprocess(options, tmp, env, prelude, out, timeout)
         if code == "timeout":
             return None, "timed out"
         return _outcomes(xml), out.read_text(errors="replace").strip()[-500:] if out.is_file() else ""
 
-    def _subprocess(self, options: list[str], tmp: Path, env: dict[str, str], prelude: str, out: Path) -> int | str:
+    def _subprocess(self, options: list[str], tmp: Path, env: dict[str, str], prelude: str, out: Path,
+                    timeout: float) -> int | str:
         (tmp / "mu2py_prelude.py").write_text(prelude)
         paths = [str(tmp), *self.sys_path, os.environ.get("PYTHONPATH", "")]
         full = dict(os.environ, **env, PYTHONPATH=os.pathsep.join(p for p in paths if p))
@@ -97,7 +100,7 @@ class Sessions:
         try:
             with out.open("w") as log:
                 return subprocess.run(cmd, cwd=self.root, env=full, stdout=log, stderr=subprocess.STDOUT,
-                                      timeout=SESSION_TIMEOUT).returncode
+                                      timeout=timeout).returncode
         except subprocess.TimeoutExpired:
             return "timeout"
 
@@ -114,22 +117,30 @@ def passing(sessions: Sessions, files: Sequence[Path]) -> tuple[dict[str, bool],
     return found or {}, output
 
 
-def _killed_by(sessions: Sessions, mutant: MutantSource, node_ids: list[str]) -> set[str]:
+def _killed_by(sessions: Sessions, mutant: MutantSource, node_ids: list[str], deadline: Deadline) -> set[str] | None:
+    """The tests of `node_ids` that fail with `mutant` applied; None when `deadline` came first (no verdict)."""
+    if deadline.expired():
+        return None
+    timeout, capped = deadline.allot(SESSION_TIMEOUT)
     with tempfile.TemporaryDirectory(prefix="mu2py-verify-") as tmp:
-        found, _ = sessions.run(node_ids, Path(tmp), mutant)
+        found, _ = sessions.run(node_ids, Path(tmp), mutant, SESSION_TIMEOUT if timeout is None else timeout)
     names = {node.rpartition("::")[2] for node in node_ids}
-    if found is None:  # the mutant hangs the tests: each one claiming it would not finish either
-        return names
+    if found is None:
+        # stopped by the deadline, not by its own timeout: nothing is known; else the mutant hangs the tests, and
+        # each one claiming it would not finish either
+        return None if capped else names
     return {name for name in names if found.get(name) is False}
 
 
-def killing(sessions: Sessions, claims: dict[MutantSource, list[str]], workers: int = 1) -> dict[str, set[str]]:
-    """Per mutant id, which of the tests claiming it (pytest node ids `file::test`) fail with it applied.
+def killing(sessions: Sessions, claims: dict[MutantSource, list[str]], workers: int = 1,
+            deadline: Deadline = Deadline.never()) -> dict[str, set[str]]:
+    """Per mutant id, which of the tests claiming it (pytest node ids `file::test`) fail with it applied; a mutant
+    whose session `deadline` stopped, or came before, has no entry (it is not verified).
 
     Invariant: a test counts for a mutant only if a fresh session that imported the mutated
     module ran it and it failed (or the session hung).
     """
     jobs = sorted(claims.items(), key=lambda item: item[0].id)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        results = list(pool.map(lambda job: _killed_by(sessions, *job), jobs))
-    return {mutant.id: killed for (mutant, _), killed in zip(jobs, results, strict=True)}
+        results = list(pool.map(lambda job: _killed_by(sessions, job[0], job[1], deadline), jobs))
+    return {mutant.id: killed for (mutant, _), killed in zip(jobs, results, strict=True) if killed is not None}

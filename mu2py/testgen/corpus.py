@@ -53,6 +53,13 @@ from mu2py.testgen.regression import (
 DEFAULT_OUT = "mu2py-corpus"
 DEFAULT_TIME = "60s"
 SCORING = "scoring by mutation"  # the phase of step 6: each of its steps names the test set being scored
+# under --time the budget covers the whole command, from its start: the fuzzing ends early enough for what follows
+# it, VERIFY_SECONDS for replaying the saved inputs, writing the tests and running them in a fresh interpreter, and
+# SCORE_SHARE of the budget for scoring them, which stops at the budget's end less FINAL_SECONDS (for the report);
+# the mutants it did not judge by then are counted apart (`cut_by_budget`)
+VERIFY_SECONDS = 2.0
+SCORE_SHARE = 0.15
+FINAL_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,7 @@ class CorpusOptions:
     no_score: bool = False
     no_constants: bool = False
     timeout: float | None = None
+    started: float | None = None  # the command's start on the budget clock (`mu2py.budget.now`; default: run's)
 
     @property
     def seconds(self) -> float | None:
@@ -167,15 +175,22 @@ def _choose(options: CorpusOptions, seconds: float | None) -> tuple[list[Any], l
     return specs, chosen, notes
 
 
+def after_fuzzing(seconds: float, score: bool) -> float:
+    """Seconds a --time budget of `seconds` keeps after the fuzzing (see VERIFY_SECONDS), at most half of it."""
+    return min(VERIFY_SECONDS + (SCORE_SHARE * seconds if score else 0.0), seconds / 2)
+
+
 def _fuzz_all(options: CorpusOptions, chosen: list[Any], seconds: float | None, sys_path: list[str],
               say: Callable[[str], None]) -> dict[str, Outcome]:
-    """Fuzz every chosen function (fanned out over `workers`), a step for each one as it finishes."""
+    """Fuzz every chosen function (fanned out over `workers`), a step for each one as it finishes; under --time the
+    last ends `seconds` from now."""
+    from mu2py.budget import now as budget_clock
     from mu2py.engine.workers import Lost, executor
     from mu2py.fuzz.config import FuzzConfig
 
     per_trials, per_seconds = split_budget(options.trials, seconds, len(chosen), options.workers)
     units = []
-    ends = slot_ends(time.time(), seconds, len(chosen), options.workers)
+    ends = slot_ends(budget_clock(), seconds, len(chosen), options.workers)
     for spec, trials, end in zip(chosen, per_trials, ends, strict=True):
         config = FuzzConfig(trials=trials, seconds=per_seconds, seed=options.seed,
                             out=function_folder(options.out, spec.qualname), timeout=options.timeout)
@@ -256,7 +271,12 @@ def run_corpus(options: CorpusOptions, progress: Callable[[str], None]) -> Corpu
         raise UserError("--trials must be at least 1")
     if options.trials is not None and options.time is not None:
         raise UserError("give one budget: --trials N or --time DURATION")
+    from mu2py.budget import Budget
+    from mu2py.budget import now as budget_clock
+
     seconds = options.seconds
+    # one budget, from the command's start: finding the functions, fuzzing, writing and scoring the tests all fit in it
+    budget = Budget(options.trials, seconds, started=budget_clock() if options.started is None else options.started)
     clock = time.monotonic()
     phases: dict[str, float] = {}
 
@@ -270,8 +290,8 @@ def run_corpus(options: CorpusOptions, progress: Callable[[str], None]) -> Corpu
     progress(Found(specs, notes))
     phase("choose")
     if seconds is not None:
-        # the budget covers finding the functions and checking them too; fuzzing gets what is left (at least half)
-        seconds = max(seconds - phases["choose"], seconds / 2)
+        # the fuzzing gets what finding and checking the functions left, less what the steps after it keep
+        seconds = budget.deadline().sooner_by(after_fuzzing(seconds, not options.no_score)).remaining()
     tests_out = options.tests_out or options.out / "tests"
     ensure_writable(options.out)
     ensure_writable(tests_out)
@@ -305,7 +325,7 @@ def run_corpus(options: CorpusOptions, progress: Callable[[str], None]) -> Corpu
         for done, (label, paths) in enumerate(runs):
             progress(Step(f"now scoring: {label}", SCORING, done, len(runs), "test sets scored"))
             scores.append(score_tests(label, paths, modules, module_files, sys_path, options.workers,
-                                      options.out / "score-cache.json"))
+                                      options.out / "score-cache.json", budget.deadline().sooner_by(FINAL_SECONDS)))
         progress(Step("scored", SCORING, len(runs), len(runs), "test sets scored"))
         phase("score")
     both = union(scores)

@@ -11,11 +11,12 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mu2py.budget import Deadline
+from mu2py.budget import now as budget_clock
 from mu2py.errors import UserError
 from mu2py.testgen.junit import read_junit
 
@@ -109,7 +110,7 @@ def run_function(unit: dict[str, Any]) -> dict[str, Any]:
         fuzzer.resume()
         if unit.get("ends") is not None:
             # the time left in this function's slot of the budget, after building its mutants
-            config.seconds = max(unit["ends"] - time.time(), MIN_SECONDS)
+            config.seconds = max(unit["ends"] - budget_clock(), MIN_SECONDS)
         result = fuzzer.run()
     except UserError as exc:  # sent back as data: the parent reports it next to the function
         return {"error": str(exc)}
@@ -231,8 +232,9 @@ def failing_cases(files: list[Path], sys_path: list[str]) -> tuple[set[tuple[str
 
 
 def score_tests(label: str, pytest_args: list[str], modules: list[str], files: list[str], sys_path: list[str],
-                workers: int, cache: Path) -> dict[str, Any]:
-    """`mu2py score` of the tests `pytest_args` names: the figures the corpus report shows, or the error."""
+                workers: int, cache: Path, deadline: Deadline = Deadline.never()) -> dict[str, Any]:
+    """`mu2py score` of the tests `pytest_args` names, until `deadline`: the figures the corpus report shows (the
+    mutants the deadline left unjudged are `cut_by_budget`, out of the total), or the error."""
     from mu2py.score.config import ScoreConfig
     from mu2py.score.reports import report
     from mu2py.score.scoring import score
@@ -242,13 +244,14 @@ def score_tests(label: str, pytest_args: list[str], modules: list[str], files: l
     spec = SuiteSpec(root=os.getcwd(), pytest_args=tuple(pytest_args), modules=tuple(modules), files=tuple(files),
                      sys_path=tuple(sys_path))
     try:
-        result = report(score(spec, ScoreConfig(workers=workers, cache=cache)))
+        result = report(score(spec, ScoreConfig(workers=workers, cache=cache), deadline=deadline))
     except UserError as exc:
         return {"tests": label, "error": str(exc)}
     detected = sorted(m["id"] for m in result["mutants"] if m["status"] in ("killed", "timeout"))
     s = result["summary"]
     return {"tests": label, "total": s["total"], "killed": s["killed"], "timeout": s["timeout"],
-            "detected": len(detected), "score": s["score"], "test_count": s["tests"], "detected_ids": detected}
+            "detected": len(detected), "score": s["score"], "test_count": s["tests"], "detected_ids": detected,
+            "cut_by_budget": s["cut_by_budget"]}
 
 
 def check_determinism(specs: list[Any], seed: int, seconds: float | None = None) -> None:

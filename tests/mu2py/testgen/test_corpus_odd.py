@@ -97,3 +97,10 @@ def test_time_budget_covers_choosing_and_fuzzing(tmp_path):
     assert set(phases) == {"choose", "fuzz", "record", "write and verify"} and "time: choose" in proc.stdout
     # choosing comes out of the budget; the slack is for setting up the last function on a loaded machine
     assert phases["choose"] + phases["fuzz"] <= 4 + 10
+
+
+def test_under_time_the_fuzzing_leaves_the_verification_and_a_share_for_scoring():
+    from mu2py.testgen.corpus import after_fuzzing
+
+    assert after_fuzzing(60.0, True) > after_fuzzing(60.0, False) > 0
+    assert after_fuzzing(2.0, True) == 1.0  # never more than half the budget
