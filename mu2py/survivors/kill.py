@@ -43,7 +43,7 @@ from mu2py.errors import UserError
 from mu2py.steps import Step
 from mu2py.survivors import DEFAULT_TIME
 from mu2py.survivors.aim import ASSERTABLE, Campaign
-from mu2py.survivors.equivalents import Likely, Unlisted
+from mu2py.survivors.equivalents import AIMED_SHARE, Likely, Unlisted
 from mu2py.survivors.survivors import Group, group_survivors
 from mu2py.survivors.write import KillCase, Rendered
 
@@ -119,6 +119,9 @@ def _score_report(spec: Any, workers: int, cache: Path | None, deadline: Deadlin
     from mu2py.score.scoring import score
 
     return report(score(spec, ScoreConfig(workers=workers, cache=cache), deadline=deadline))
+
+
+MIN_SEARCH_SECONDS = 0.1  # an aimed search given less than this (the budget's end is near) is not started
 
 
 def after_fuzzing(before_seconds: float, survivors: int) -> float:
@@ -385,7 +388,11 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
     per_trials, _ = split_budget(options.trials, seconds, len(grouped.groups), 1)
     # under --time the functions share what the steps before left, less what the steps after keep: function k of n
     # fuzzes until k/n of that span (a function that ends early leaves its time to the next)
-    fuzz_end = deadline.sooner_by(min(after_fuzzing(phases["score before"], grouped.aimed), deadline.remaining() / 2))
+    kept_after = after_fuzzing(phases["score before"], grouped.aimed)
+    # the searches aimed at likely-equivalent candidates come between the fuzzing and the steps after it: their
+    # share of the budget is kept too (`equivalents.AIMED_SHARE`)
+    aimed_share = AIMED_SHARE * seconds if seconds is not None else 0.0
+    fuzz_end = deadline.sooner_by(min(kept_after + aimed_share, deadline.remaining() / 2))
     start, span = budget_clock(), fuzz_end.remaining()
     budget = f"{options.trials} trials" if options.trials is not None else f"{seconds:g}s"
     say(Step(f"fuzzing {len(grouped.groups)} functions ({budget} in all)", "fuzzing", 0, len(grouped.groups),
@@ -407,7 +414,8 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
     phase("fuzz")
     evidence = gather(campaigns)
     aimed_ids = [m["id"] for g in grouped.groups for m in g.mutants]
-    searches, aimed = aimed_searches(say, campaigns, evidence, aimed_ids, options, seconds)
+    searches, aimed = aimed_searches(say, campaigns, evidence, aimed_ids, options, seconds,
+                                     deadline.sooner_by(kept_after))
     phase("aimed search")
     cases: dict[str, list[KillCase]] = {}
     programs: dict[str, Any] = {}
@@ -462,14 +470,14 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
 
 
 def aimed_searches(say: Callable[[str], None], campaigns: list[Campaign], evidence: dict[str, Evidence],
-                       ids: list[str], options: KillOptions,
-                       seconds: float | None) -> tuple[list[tuple[str, Campaign]], dict[str, Any]]:
+                       ids: list[str], options: KillOptions, seconds: float | None,
+                       until: Deadline = Deadline.never()) -> tuple[list[tuple[str, Campaign]], dict[str, Any]]:
     """One search aimed at each likely-equivalent candidate among `ids` alone (see `equivalents`), most evidence
     first: (mutant id, its campaign) in that order, and the searches as `equivalents.json`'s `aimed` holds them.
 
     Each search fuzzes the function whose campaign saw the mutant survive the most distinct inputs (the first such
     campaign on a tie); its evidence joins `evidence`, and its inputs are labelled `aimedN-` (N: its rank) so that
-    the notes tell them from the function campaign's.
+    the notes tell them from the function campaign's.  Under --time none runs past `until`.
     """
     from mu2py.survivors.aim import aim
     from mu2py.survivors.equivalents import aimed_budget, aimed_seed
@@ -486,8 +494,13 @@ def aimed_searches(say: Callable[[str], None], campaigns: list[Campaign], eviden
         home = max((c for c in campaigns if c.spec is not None and c.error is None),
                    key=lambda c: len(c.survived.get(mutant_id, ())))
         assert home.spec is not None  # a candidate survived some campaign's inputs: that campaign had a spec
-        found = aim(home.spec, {mutant_id}, trials, per_seconds, aimed_seed(options.seed, mutant_id),
-                    options.timeout)
+        # under --time, no search runs past `until` (what the steps after keep): the rest share what is left
+        left = until.remaining() / (len(candidates) - n + 1) if until.bounded else None
+        share = per_seconds if left is None else left if per_seconds is None else min(per_seconds, left)
+        if share is not None and share < MIN_SEARCH_SECONDS:
+            found = Campaign(home.qualname, home.spec, error="the --time budget ended before its search")
+        else:
+            found = aim(home.spec, {mutant_id}, trials, share, aimed_seed(options.seed, mutant_id), options.timeout)
         prefix = f"aimed{n}-"
         found.inputs = {prefix + label: value for label, value in found.inputs.items()}
         found.kills = {i: (prefix + label, reason) for i, (label, reason) in found.kills.items()}
