@@ -60,7 +60,8 @@ def time_line(s: dict[str, Any]) -> str | None:
     if not parts:
         return None
     why = "; ".join(f"{n} {reason}" for reason, n in list(spent.get("why fresh", {}).items())[:3])
-    return (f"time: baseline {spent['baseline']['seconds']} s; " + "; ".join(parts)
+    recorded = next((f"; {name} {v['seconds']} s" for name, v in spent.items() if name.startswith("recording")), "")
+    return (f"time: baseline {spent['baseline']['seconds']} s; " + "; ".join(parts) + recorded
             + (f" (why fresh: {why})" if why else ""))
 
 

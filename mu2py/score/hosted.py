@@ -57,6 +57,7 @@ class Host:
     # (module, qualified name) of each function under test that ran while a module was being imported
     ran_at_import: set[tuple[Any, str, bool]] = field(default_factory=set)
     executed: list[frozenset[Any]] | None = None  # per test (collection order): code under the root it ran
+    record_seconds: float = 0.0  # how long recording `executed` took in this worker (see `units._executed`)
     modules: dict[str, ModuleType] = field(default_factory=dict)
     sandbox: ScratchCopy | None = None
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per test: its parameters as collected

@@ -21,6 +21,10 @@ OUT_OF_SCOPE = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": 
 # a mutant the run's deadline (a command's --time budget) came before it was judged: not scored, and counted apart
 CUT_BY_BUDGET = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "budget"}
 
+RECORD_FACTOR = 5.0
+"""How much slower than its timeout a test may run while a worker records the code it runs (a trace hook on every
+Python call: Hypothesis's own machinery under it ran 3-4x slower)."""
+
 
 def _scope_key(module: str, scope: str) -> str:
     return f"{module}:{scope}"
@@ -74,6 +78,9 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
                 **({"volatile": volatile} if volatile else {})}
 
     volatile = list(base.get("volatile", []))
+    # what recording the whole suite may take: every test's timeout, times what the trace hook costs at most
+    record = round(RECORD_FACTOR * sum(config.timeout_factor * test["seconds"] + config.min_timeout
+                                       for test in state.tests), 3)
     # functions that ran while some other module was imported, and those only their own module's body called
     elsewhere = {(module, qualname) for module, qualname, own in base.get("at_import", []) if not own}
     by_own_body = {(module, qualname) for module, qualname, own in base.get("at_import", []) if own} - elsewhere
@@ -108,7 +115,9 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
             # an import-time mutant, or one of a function its module's body called (`OPT = lambda x: ...` used to
             # build a table): the mutated body re-run in place redoes what the import computed
             everything = sorted(range(len(state.tests)), key=lambda t: rank[t])
-            units.append({"kind": "reexec", "index": index, **split(everything)})
+            # a worker's first such unit records what each test runs, the whole suite under a trace hook, before
+            # judging: its deadline moves by `record` seconds for that (see `units._executed`)
+            units.append({"kind": "reexec", "index": index, **split(everything), "record": record})
             continue
         scope = _scope_key(m.module, m.scope)
         if any(scope == u or scope.startswith(u + ".") for u in undefined):

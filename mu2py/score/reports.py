@@ -307,10 +307,16 @@ _MODES = {"mutant": "function mutants, code swapped in place",
           "isolated": "mutants judged in a fresh interpreter"}
 
 
-def time_spent(entries: list[dict[str, Any]], baseline: float) -> dict[str, Any]:
+RECORD = "recording the code each test runs (once per worker that re-runs module bodies)"
+
+
+def time_spent(entries: list[dict[str, Any]], baseline: float, recorded: float = 0.0) -> dict[str, Any]:
     """Where this run's worker time went: the baseline, then per way of judging a mutant its mutants and seconds
-    (deadlines of lost units included), and why mutants needed a fresh interpreter (cached verdicts left out)."""
+    (deadlines of lost units included), the workers' record of what each test runs (`recorded` seconds), and why
+    mutants needed a fresh interpreter (cached verdicts left out)."""
     spent: dict[str, Any] = {"baseline": {"seconds": round(baseline, 2)}}
+    if recorded:
+        spent[RECORD] = {"seconds": round(recorded, 2)}
     why: dict[str, int] = {}
     for e in entries:
         if e.get("cached") or e.get("pruned") or e.get("mode") not in _MODES:
@@ -319,7 +325,8 @@ def time_spent(entries: list[dict[str, Any]], baseline: float) -> dict[str, Any]
         part["mutants"] += 1
         part["seconds"] += e.get("seconds") or 0.0
         if e["mode"] == "isolated":
-            reason = re.sub(r"\d+", "N", str(e.get("isolated_because") or "--import-time fresh"))[:80]
+            # counts and durations grouped as one reason ("3 tests cannot..."); digits inside a name stay (test_rfc3339)
+            reason = re.sub(r"\b\d+(?:\.\d+)?\b", "N", str(e.get("isolated_because") or "--import-time fresh"))[:80]
             why[reason] = why.get(reason, 0) + 1
     for name in _MODES.values():
         if name in spent:
@@ -364,7 +371,8 @@ def report(state: ScoreRun) -> dict[str, Any]:
         catalog[m.file] = catalog.get(m.file, 0) + 1
     _mark(state, entries)
     result = assemble(entries, catalog, {
-        "time": time_spent(entries, state.baseline_seconds),
+        "time": time_spent(entries, state.baseline_seconds, sum(
+            v.get("record_seconds", 0.0) for v in state.verdicts.values() if not v.get("cached"))),
         "skipped_import_time": skipped, "skipped_unimportable": unimportable, "unimportable": state.unimportable,
         "cut_by_budget": cut,
         "tests": len(state.tests), "seconds": round(state.seconds, 2),

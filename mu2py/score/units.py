@@ -281,7 +281,7 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
     if isinstance(code, dict):
         return code
     graph, modules = hosted.import_graph(state)
-    executed = _executed(state)  # recorded on the original, before any reload in this worker
+    executed = _executed(state, unit.get("record", 0.0))  # recorded on the original, before any reload here
     if executed is None:
         return _busy("a test")
     try:
@@ -365,14 +365,18 @@ def cheapest(tests: list[tuple[str, float, int | None]], share: float) -> list[t
     return chosen
 
 
-def _executed(state: hosted.Host) -> list[frozenset[Any]] | None:
+def _executed(state: hosted.Host, allowance: float = 0.0) -> list[frozenset[Any]] | None:
     """Per test, in collection order, the code objects from under the project root it runs (recorded once per
     worker, each test from its fresh start, by running the suite on the original under a profile hook); None
-    when a test gave up waiting to bind (a record cut short would hide the code the test runs)."""
+    when a test gave up waiting to bind (a record cut short would hide the code the test runs).
+
+    The record is no part of the unit's own time: its deadline in the parent moves by `allowance` before it starts
+    (a single slow test under the hook must not pass for a hang: it did, and an equivalent mutant was reported as a
+    timeout), and its seconds go to `state.record_seconds`, not to the unit's."""
     if state.executed is None:
-        # the whole suite once, for this worker, is no part of the unit's own time: its deadline in the parent
-        # moves as each test ends (a suite longer than the slack would otherwise pass for a hang)
-        credited = time.perf_counter()
+        began = time.perf_counter()
+        extend_deadline(allowance)
+        credited = began
         _, modules = hosted.import_graph(state)
         files = {f for m in modules.values() for f in (m.__file__, os.path.realpath(m.__file__ or ""))}
         executed = []
@@ -394,15 +398,19 @@ def _executed(state: hosted.Host) -> list[frozenset[Any]] | None:
             finally:
                 sys.settrace(None)
             now = time.perf_counter()
-            extend_deadline(now - credited)
+            # past the allowance (a worker much slower than the baseline's), as each test ends
+            over = (now - began) - allowance
+            if over > 0:
+                extend_deadline(now - max(credited, began + allowance))
             credited = now
             if outcome == "busy":
                 hosted.restore_tree(state)
+                state.record_seconds += time.perf_counter() - began
                 return None
             executed.append(frozenset(seen))
         state.executed = executed
         hosted.restore_tree(state)
-        extend_deadline(time.perf_counter() - credited)
+        state.record_seconds += time.perf_counter() - began
     return state.executed
 
 
@@ -414,6 +422,7 @@ UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
 def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
     """Dispatch a unit by its `kind` (the function every score worker runs); the result says how long it took."""
     start = time.perf_counter()
+    recorded = hosted.HOST.record_seconds if hosted.HOST is not None else 0.0
     # the baseline has no deadline; every other unit's allows its tests' timeouts and `pools.SLACK` more
     ports.new_unit(math.inf if unit["kind"] == "baseline" else ports.WAIT_BUDGET)
     try:
@@ -423,5 +432,9 @@ def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
             hosted.restore_tree(hosted.HOST)
     if result.get("status") == "isolate" and hosted.HOST is not None:
         warm_up(hosted.HOST)  # its fresh session comes in the next round: the server starts meanwhile
-    result.setdefault("seconds", round(time.perf_counter() - start, 4))
+    # the worker's one-off record of what each test runs is its own line of the report, not this mutant's time
+    record = (hosted.HOST.record_seconds if hosted.HOST is not None else 0.0) - recorded
+    if record > 0:
+        result["record_seconds"] = round(record, 4)
+    result.setdefault("seconds", round(time.perf_counter() - start - record, 4))
     return result
