@@ -6,6 +6,10 @@ Judging a mutant needs only pass or fail, so two parts of Hypothesis's normal ru
   and the verdict is already known.  `without_shrinking` drops the shrink phase from each
   collected `@given` test's settings (every other setting, the database included, is kept;
   the originals are kept too, for the one place that wants Hypothesis's minimal example).
+- **Hypothesis's deadline.** An example slower than `settings.deadline` (200 ms by default) fails
+  the test: on a loaded machine, or beside another worker, the original itself does, and a verdict
+  would follow the load.  `without_shrinking` sets no deadline: a hang is still cut, by mu2py's
+  own alarms (the example's and the test's), which scale with the test's time on the baseline.
 - **Waiting out a hang.** A mutant that loops forever inside one example was interrupted
   only by the whole test's timeout (ten times its full run).  `timed_examples` wraps each
   test's inner function (the reassignable `HypothesisHandle.inner_test`) so that, while
@@ -38,7 +42,8 @@ def function_of(item: Any) -> Any:
 
 
 def without_shrinking(items: Iterable[Any]) -> dict[Any, Any]:
-    """Drop the shrink phase from each `@given` test's settings; returns {function: original settings}."""
+    """Drop the shrink phase and the deadline from each `@given` test's settings (see the module docstring);
+    returns {function: original settings}."""
     if "hypothesis" not in sys.modules:
         # no collected test imported it, so none is a @given test: importing it here would cost every worker
         # (and every replacement) half a second or more
@@ -50,10 +55,10 @@ def without_shrinking(items: Iterable[Any]) -> dict[Any, Any]:
     for item in items:
         fn = function_of(item)
         current = getattr(fn, "_hypothesis_internal_use_settings", None)
-        if current is None or fn in originals or Phase.shrink not in current.phases:
+        if current is None or fn in originals or (Phase.shrink not in current.phases and current.deadline is None):
             continue
         originals[fn] = current
-        fn._hypothesis_internal_use_settings = Settings(parent=current, phases=[
+        fn._hypothesis_internal_use_settings = Settings(parent=current, deadline=None, phases=[
             p for p in current.phases if p is not Phase.shrink])
     return originals
 

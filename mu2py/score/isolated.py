@@ -90,6 +90,14 @@ class _Reports:
                 out.write(line)
         except Exception:
             pass  # the summary line of the session's output says less, but something
+    def pytest_collection_modifyitems(self, items):
+        # as in the score workers: no shrinking (the verdict is known) and no Hypothesis deadline, which a loaded
+        # machine fails the original on (see mu2py.score.given)
+        try:
+            from mu2py.score.given import without_shrinking
+            without_shrinking(items)
+        except Exception:
+            pass  # Hypothesis's own settings then: a verdict still, perhaps slower to reach
     @pytest.hookimpl(tryfirst=True)
     def pytest_keyboard_interrupt(self, excinfo):
         full = excinfo.getrepr

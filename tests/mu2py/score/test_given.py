@@ -52,6 +52,8 @@ def test_judging_runs_do_not_shrink_and_the_original_settings_are_kept() -> None
     originals = given_mod.without_shrinking([_item(prop), _item(prop)])  # each function once
     assert list(originals) == [prop] and Phase.shrink in originals[prop].phases
     assert Phase.shrink not in prop._hypothesis_internal_use_settings.phases
+    assert prop._hypothesis_internal_use_settings.deadline is None  # a loaded machine decides no verdict
+    assert originals[prop].deadline is not None
     assert prop._hypothesis_internal_use_settings.max_examples == 200  # everything else is kept
     calls.clear()
     with pytest.raises(AssertionError):
