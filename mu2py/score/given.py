@@ -10,6 +10,10 @@ Judging a mutant needs only pass or fail, so two parts of Hypothesis's normal ru
   the test: on a loaded machine, or beside another worker, the original itself does, and a verdict
   would follow the load.  `without_shrinking` sets no deadline: a hang is still cut, by mu2py's
   own alarms (the example's and the test's), which scale with the test's time on the baseline.
+- **Random examples.** Unseeded, Hypothesis draws other examples on every run, and replays the
+  failing ones its database saved (by an earlier mutant of the worker): score runs under
+  `--hypothesis-seed` (see `spec.plugin_options`), which also turns the database off, so the
+  examples follow from the seed and the test alone.
 - **Waiting out a hang.** A mutant that loops forever inside one example was interrupted
   only by the whole test's timeout (ten times its full run).  `timed_examples` wraps each
   test's inner function (the reassignable `HypothesisHandle.inner_test`) so that, while

@@ -140,3 +140,12 @@ def test_a_module_loaded_later_changes_no_seeded_example_once_constants_are_pinn
     finally:
         sys.modules.pop("mu2py_pinned_under_test", None)
         sys.modules.pop("mu2py_pinned_late", None)
+
+
+def test_score_sessions_seed_hypothesis_unless_the_suite_does() -> None:
+    """The same examples on every run (and Hypothesis's database off): a verdict never follows a random draw."""
+    from mu2py.score.spec import plugin_options
+
+    assert "--hypothesis-seed=0" in plugin_options(["tests"])
+    assert not any(o.startswith("--hypothesis-seed") for o in plugin_options(["tests", "--hypothesis-seed=5"]))
+    assert not any(o.startswith("--hypothesis-seed") for o in plugin_options(["-p", "no:hypothesispytest"]))
