@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mu2py.cli.main import main
+from mu2py.score.pools import shard_starts
 from tests.mu2py.score.conftest import OPS, TEST_OPS, write_tree
 
 # appends a line to the file FINISHED names whenever a pytest session in this project finishes
@@ -34,8 +35,6 @@ def test_a_stopped_worker_skips_the_session_finish(tmp_path, monkeypatch, capsys
 @given(st.integers(0, 5000), st.integers(1, 16), st.integers(1, 100))
 def test_shards_cover_every_unit_once_and_shrink(units: int, workers: int, largest: int) -> None:
     """Guided shards: in order, each unit in one shard, none over `largest`, each no larger than the one before."""
-    from mu2py.score.pools import shard_starts
-
     starts = shard_starts(units, workers, largest)
     sizes = [b - a for a, b in zip(starts, [*starts[1:], units][:len(starts)], strict=True)]
     assert sum(sizes) == units and (starts[:1] == [0] or units == 0)
