@@ -52,8 +52,12 @@ MAX_CALL_BYTES = 4 * MAX_BYTES
 RECORD_TIMEOUT = 600.0
 # how deep `variants` follows containers; deeper, a recorded part is kept as it is
 VARIANT_DEPTH = 4
+# containers of more items than this are kept as recorded (their variants would cost a strategy per item)
+VARIANT_ITEMS = 16
 # an int leaf of a recorded value varies within this distance of it, besides any int
 NEAR = 4
+# distinct leaves of one type a parameter's variants swap in (the first met)
+POOL = 32
 
 # runs in the fresh interpreter: the recorder is a pytest plugin, the profile hook is on while tests set up and run
 BOOTSTRAP = r'''
@@ -335,23 +339,24 @@ def shape_strategy(values: Sequence[Any]) -> SearchStrategy[Any] | None:
     return union[1] if union is not None else None
 
 
-def _leaves(value: Any, pool: dict[type, list[Any]], depth: int = 0) -> None:
-    """Add the scalar leaves of `value` (dict keys left out) to `pool`, by exact type, each once, in order met."""
+def _leaves(value: Any, pool: dict[type, dict[str, Any]], depth: int = 0) -> None:
+    """Add the scalar leaves of `value` (dict keys left out) to `pool`, by exact type and repr (`==` would take
+    True for 1), each once, in the order met, at most POOL per type."""
     kind = type(value)
     if kind in _SCALARS and kind is not type(None):
-        known = pool.setdefault(kind, [])
-        # `==` would take True for 1 and 0.0 for -0.0: the same type and the same repr is the same leaf
-        if not any(repr(v) == repr(value) for v in known):
-            known.append(value)
+        known = pool.setdefault(kind, {})
+        if len(known) < POOL:
+            known.setdefault(repr(value), value)
     elif depth < VARIANT_DEPTH and kind in (list, tuple, dict):
         for item in (value.values() if kind is dict else value):
             _leaves(item, pool, depth + 1)
 
 
-def variants(value: Any, pool: dict[type, list[Any]] | None = None, depth: int = 0) -> SearchStrategy[Any]:
+def variants(value: Any, pool: dict[type, dict[str, Any]] | None = None, depth: int = 0) -> SearchStrategy[Any]:
     """Values with the structure of `value`: the same dict keys, the same tuple length, list items like its
     items; each scalar leaf kept, or another leaf of its type from `pool` (the leaves of every value the suite
-    passed this parameter), or an int near it, or any value of its type. Anything else is kept as it is.
+    passed this parameter: see `_leaves`), or an int near it, or any value of its type. Anything else, and a
+    container deeper than VARIANT_DEPTH or of more than VARIANT_ITEMS items, is kept as it is.
 
     The first branch of each choice keeps the recorded part, so the simplest draw is `value` itself.
     """
@@ -360,31 +365,28 @@ def variants(value: Any, pool: dict[type, list[Any]] | None = None, depth: int =
     if kind in _SCALARS:
         if kind is type(None):
             return st.none()
-        others = [v for v in pool.get(kind, []) if repr(v) != repr(value)]
+        others = [v for text, v in pool.get(kind, {}).items() if text != repr(value)]
         branches = [st.just(value), *([st.sampled_from(others)] if others else [])]
         if kind is int:
             branches.append(st.integers(value - NEAR, value + NEAR))
         return st.one_of(*branches, _SCALARS[kind])
-    if depth >= VARIANT_DEPTH:
+    if depth >= VARIANT_DEPTH or kind not in (dict, tuple, list) or len(value) > VARIANT_ITEMS:
         return st.just(value)
     if kind is dict:
         keys = list(value)
         # in the recorded key order (fixed_dictionaries may give another): a written test shows it as recorded
         return st.fixed_dictionaries({k: variants(v, pool, depth + 1) for k, v in value.items()}).map(
             lambda d: {k: d[k] for k in keys})
+    items = [variants(v, pool, depth + 1) for v in value]
     if kind is tuple:
-        return st.tuples(*(variants(v, pool, depth + 1) for v in value))
-    if kind is list:
-        items = [variants(v, pool, depth + 1) for v in value]
-        same_length = st.tuples(*items).map(list)
-        return st.one_of(same_length, st.lists(st.one_of(*items), max_size=len(value) + 2)) if items else \
-            st.just([])
-    return st.just(value)
+        return st.tuples(*items)
+    same_length = st.tuples(*items).map(list)
+    return st.one_of(same_length, st.lists(st.one_of(*items), max_size=len(value) + 2)) if items else st.just([])
 
 
 def _examples(values: Sequence[Any]) -> tuple[SearchStrategy[Any], SearchStrategy[Any]]:
     """The values themselves, and variants of any of them (see `variants`), leaves pooled over all of them."""
-    pool: dict[type, list[Any]] = {}
+    pool: dict[type, dict[str, Any]] = {}
     for value in values:
         _leaves(value, pool)
     # the values' copies: a driver may change the argument it is given, and `just` hands out the same object
