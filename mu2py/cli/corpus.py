@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 DEFAULT_OUT = "mu2py-corpus"
 DEFAULT_TIME = "60s"
 SCORING = "scoring by mutation"
+# the phases the --time budget is shown in (the recording of the suite's values comes out of it too)
+BUDGETED = ("recording the suite's values", "fuzzing")
 
 
 def _inference_table(specs: list[Any]) -> Table:
@@ -94,7 +96,7 @@ class _Display:
                                                               total=step.total, clock=self.clock))
             self.scoring.update(completed=step.done, note=step if step.done != step.total else None)
         else:
-            if step.phase != "fuzzing":
+            if step.phase not in BUDGETED:
                 self.meter.set_budget(None)
             # the bar first: the line printed above it redraws the display
             self.meter.update(description=step.phase, unit=step.unit, completed=step.done or 0, total=step.total or 0)
@@ -166,7 +168,9 @@ def add_corpus_command(sub: Any) -> None:
     p.add_argument("--tests-out", help="where the pytest modules go (default OUT/tests)")
     p.add_argument("--workers", type=int, default=1, help="functions fuzzed (and mutants scored) on N processes")
     p.add_argument("--strategies", metavar="MODULE", help="module registering strategies with strategy_for")
-    p.add_argument("--suite", nargs="+", metavar="TESTS", help="the package's own tests, scored alone and with ours")
+    p.add_argument("--suite", nargs="+", metavar="TESTS",
+                   help="the package's own tests: the values they pass seed the fuzzing; scored alone and with "
+                        "ours (default: [tool.mu2py] tests, else pytest's testpaths, for the values only)")
     p.add_argument("--no-score", action="store_true", help="do not score the tests by mutation")
     p.add_argument("--no-constants", action="store_true",
                    help="draw str and int arguments from their types only, not also from the module's literals")

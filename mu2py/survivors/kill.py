@@ -5,8 +5,9 @@ Steps, in order (each reported through `progress` as one plain line, a `mu2py.st
 1. score the suite (`mu2py.score`, its verdict cache reused) and group the undetected mutants
    by the function that can reach them (`survivors`);
 2. run the suite once more under a profile hook to record the arguments it passes to those
-   functions (`seeds`), and infer each function's driver from its hints (inline, in stubs or
-   its docstring: `testgen.hints.type_hints`), its defaults and those values;
+   functions and how it builds their classes' instances (`seeds`), and infer each function's
+   driver from its hints (inline, in stubs or its docstring: `testgen.hints.type_hints`), its
+   defaults and those values (a method's receiver built as the suite builds one first);
 3. fuzz each function with its mutant runs limited to the survivors still alive (`aim`),
    the budget split evenly between functions, most survivors first;
 3b. aim a short search at each likely-equivalent candidate alone (`equivalents`: a survivor several inputs
@@ -50,6 +51,7 @@ from mu2py.survivors.write import KillCase, Rendered
 if TYPE_CHECKING:
     from mu2py.score.spec import SuiteSpec
     from mu2py.survivors.equivalents import Evidence
+    from mu2py.survivors.seeds import SuiteValues
 
 DETECTED = ("killed", "timeout")
 # under --time, what the steps after the fuzzing are expected to take (see `after_fuzzing`): writing the tests and
@@ -80,6 +82,8 @@ class KillOptions:
     timeout: float | None = None
     no_cache: bool = False
     started: float | None = None  # the command's start on the budget clock (`mu2py.budget.now`; default: run's)
+    # internal, for measuring what the suite's values bring: False fuzzes without them (no recording run)
+    suite_values: bool = True
 
 
 @dataclass(frozen=True)
@@ -380,7 +384,8 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
     say(Step(f"survivors: {grouped.aimed} in {len(grouped.groups)} functions"
              + (f" ({len(grouped.left_out)} at module level, in nested classes or in unnamed lambdas, not aimed at)"
                 if grouped.left_out else ""), "recording seeds"))
-    seeds = record_seeds(str(root), pytest_args, [(g.module, g.function) for g in grouped.groups], sys_path)
+    seeds = record_seeds(str(root), pytest_args, [(g.module, g.function) for g in grouped.groups], sys_path) \
+        if options.suite_values else None
     phase("seeds")
     alive: dict[str, set[str]] = {}
     for g in grouped.groups:
@@ -522,18 +527,17 @@ def _stem(module: str) -> str:
 
 
 def _aim_one(group: Group, trials: int | None, until: float | None, options: KillOptions,
-             seeds: dict[str, dict[str, list[Any]]], alive: dict[str, set[str]]) -> Campaign:
-    """Infer `group`'s function's driver (with the suite's values as seeds) and fuzz it at the module's survivors,
-    until `until` on the budget clock under --time (inferring and loading it included)."""
+             seeds: SuiteValues | None, alive: dict[str, set[str]]) -> Campaign:
+    """Infer `group`'s function's driver (with the suite's values as seeds, its receivers built as the suite builds
+    them) and fuzz it at the module's survivors, until `until` on the budget clock under --time (inferring and
+    loading it included)."""
     from mu2py.survivors.aim import aim
-    from mu2py.survivors.seeds import seeded
-    from mu2py.testgen.signatures import infer_named
+    from mu2py.survivors.seeds import infer_seeded
 
     budget = None if until is None else Budget(None, max(until - budget_clock(), 0.0))
 
-    values = seeds.get(group.qualname, {})
     try:
-        spec = infer_named(group.module, group.function, seeds={name: seeded(v) for name, v in values.items()})
+        spec = infer_seeded(seeds, group.module, group.function)
     except (UserError, AttributeError) as exc:
         return Campaign(group.qualname, error=f"cannot be called: {exc}")
     if spec.skipped:

@@ -4,7 +4,10 @@ Steps, in order (each reported through `progress` as a `mu2py.steps.Step`; a ste
 name marks a phase change, any other is a line for the user):
 
 1. find the public functions and the public methods of public classes (`mu2py.testgen.discovery`)
-   and infer an argument strategy for each; report every function left out and why (the `Found` step);
+   and infer an argument strategy for each, seeded with the values the package's own suite passes them
+   and the instances it builds (recorded as `mu2py kill` records them: `mu2py.survivors.seeds`; the suite
+   is `--suite`, else `[tool.mu2py] tests`, else pytest's testpaths, else there is none);
+   report every function left out and why (the `Found` step);
 2. run each original twice on a few drawn inputs: a function whose runs differ cannot be its
    own oracle and is left out (unless `strategy_for(..., key=...)` names what to compare);
 3. fuzz each function (`Fuzzer`, unchanged) with the budget split evenly, into
@@ -30,7 +33,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from mu2py.errors import OutputError, UserError
 from mu2py.steps import Step
@@ -50,6 +53,9 @@ from mu2py.testgen.regression import (
     write_tests,
 )
 
+if TYPE_CHECKING:
+    from mu2py.survivors.seeds import SuiteValues
+
 DEFAULT_OUT = "mu2py-corpus"
 DEFAULT_TIME = "60s"
 SCORING = "scoring by mutation"  # the phase of step 6: each of its steps names the test set being scored
@@ -59,6 +65,8 @@ SCORING = "scoring by mutation"  # the phase of step 6: each of its steps names 
 # the mutants it did not judge by then are counted apart (`cut_by_budget`)
 VERIFY_SECONDS = 2.0
 SCORE_SHARE = 0.15
+# under --time, the most of the budget recording the suite's values may take (beyond it, none are used)
+SUITE_SHARE = 0.25
 FINAL_SECONDS = 0.5
 
 
@@ -82,6 +90,8 @@ class CorpusOptions:
     no_constants: bool = False
     timeout: float | None = None
     started: float | None = None  # the command's start on the budget clock (`mu2py.budget.now`; default: run's)
+    # internal, for measuring what the suite's values bring: False fuzzes without them (no recording run)
+    suite_values: bool = True
 
     @property
     def seconds(self) -> float | None:
@@ -151,16 +161,32 @@ def command_line(options: CorpusOptions) -> str:
         parts.append(f"--strategies {options.strategies}")
     if options.no_constants:
         parts.append("--no-constants")
+    if options.suite:  # its values seed the fuzzing
+        parts.append("--suite " + " ".join(options.suite))
     return " ".join(parts)
 
 
-def _choose(options: CorpusOptions, seconds: float | None) -> tuple[list[Any], list[Any], list[str]]:
-    """Discover and infer, drop nondeterministic functions; every spec, the chosen ones, the notes."""
+def _sys_path(specs: list[Any]) -> list[str]:
+    """The sys.path entries the specs' modules are imported from (their package roots), then the working directory."""
+    roots = {package_root(Path(sys.modules[s.module].__file__ or "").resolve()) for s in specs}
+    return sorted(str(r) for r in roots) + [os.getcwd()]
+
+
+def _choose(options: CorpusOptions, seconds: float | None, progress: Callable[[str], None]
+            ) -> tuple[list[Any], list[Any], list[str], SuiteValues | None]:
+    """Discover and infer (with the suite's values, see `_suite_values`), drop nondeterministic functions; every
+    spec, the chosen ones, the notes, the suite's values (None without them)."""
+    from mu2py.survivors.seeds import infer_seeded
     from mu2py.testgen.discovery import discover
     from mu2py.testgen.overrides import load_strategies
 
     load_strategies(options.strategies)
     specs, notes = discover(options.target, constants=not options.no_constants)
+    values = _suite_values(options, specs, seconds, progress) if specs and options.suite_values else None
+    if values is not None:
+        # inferred again with the values: a parameter only the suite's values can draw makes its function fuzzable
+        specs = [infer_seeded(values, s.module, s.name, constants=not options.no_constants)
+                 if values.has(s.module, s.name) else s for s in specs]
     named = ":" in options.target and len(specs) == 1
     if named and specs[0].skipped:
         raise UserError(f"{specs[0].qualname} cannot be fuzzed: {specs[0].skipped}")
@@ -172,7 +198,40 @@ def _choose(options: CorpusOptions, seconds: float | None) -> tuple[list[Any], l
         reasons = "; ".join(f"{s.name}: {s.skipped}" for s in specs[:3]) + (" ..." if len(specs) > 3 else "")
         raise UserError(f"no function of {options.target} can be fuzzed" + (f" ({reasons})" if reasons else
                                                                              " (it defines no public function)"))
-    return specs, chosen, notes
+    return specs, chosen, notes, values
+
+
+def _suite_values(options: CorpusOptions, specs: list[Any], seconds: float | None,
+                  progress: Callable[[str], None]) -> SuiteValues | None:
+    """The values the package's suite passes to the functions of `specs` and the instances it builds, recorded as
+    `mu2py kill` records them (`seeds.record_seeds`), from the working directory: the suite is `--suite`, else
+    `[tool.mu2py] tests`, else pytest's testpaths (`seeds.corpus_suite`); None, said in one progress line, when
+    there is none or it gives nothing.  Under --time the recording may take SUITE_SHARE of the budget."""
+    from mu2py.survivors.seeds import RECORD_TIMEOUT, corpus_suite, record_seeds
+
+    root = Path.cwd()
+    progress(Step("recording the suite's values", "recording the suite's values"))
+    timeout = RECORD_TIMEOUT if seconds is None else max(seconds * SUITE_SHARE, 1.0)
+    how = "the suite"
+    try:
+        args, auto, how = corpus_suite(root, options.suite)
+        values = record_seeds(str(root), args, [(s.module, s.name) for s in specs], _sys_path(specs), auto=auto,
+                              timeout=timeout)
+    except UserError as exc:
+        progress(Step(f"fuzzing without the suite's values: {exc}", "recording the suite's values"))
+        return None
+    if values.timed_out:
+        progress(Step(f"fuzzing without the suite's values: the suite ({how}) ran past {timeout:g}s under the "
+                      "profile hook", "recording the suite's values"))
+        return None
+    if values.args is None:
+        progress(Step("no suite found (no --suite, no [tool.mu2py] tests, no pytest testpaths): fuzzing without "
+                      "the suite's values", "recording the suite's values"))
+        return None
+    used = sum(1 for s in specs if values.has(s.module, s.name))
+    progress(Step(f"the suite's values ({how}: {' '.join(values.args)}) seed {used} of {len(specs)} functions",
+                  "recording the suite's values"))
+    return values
 
 
 def after_fuzzing(seconds: float, score: bool) -> float:
@@ -181,9 +240,11 @@ def after_fuzzing(seconds: float, score: bool) -> float:
 
 
 def _fuzz_all(options: CorpusOptions, chosen: list[Any], seconds: float | None, sys_path: list[str],
-              say: Callable[[str], None]) -> dict[str, Outcome]:
+              say: Callable[[str], None], values: SuiteValues | None = None) -> dict[str, Outcome]:
     """Fuzz every chosen function (fanned out over `workers`), a step for each one as it finishes; under --time the
-    last ends `seconds` from now."""
+    last ends `seconds` from now.  Each unit carries the suite's values for its function (`values`), pickled."""
+    import pickle
+
     from mu2py.budget import now as budget_clock
     from mu2py.engine.workers import Lost, executor
     from mu2py.fuzz.config import FuzzConfig
@@ -196,7 +257,9 @@ def _fuzz_all(options: CorpusOptions, chosen: list[Any], seconds: float | None, 
                             out=function_folder(options.out, spec.qualname), timeout=options.timeout)
         units.append({"module": spec.module, "function": spec.name, "strategies": options.strategies,
                       "constants": not options.no_constants, "sys_path": sys_path, "config": asdict(config),
-                      "ends": end})
+                      "ends": end,
+                      "seeds": pickle.dumps(values.only(spec.module, spec.name), protocol=pickle.HIGHEST_PROTOCOL)
+                      if values is not None and values.has(spec.module, spec.name) else None})
     outcomes = {s.qualname: Outcome(s.qualname) for s in chosen}
     budget = f"{options.trials} trials" if options.trials is not None else f"{seconds:g}s"
     say(Step(f"fuzzing {len(chosen)} functions ({budget} in all, {options.workers} worker(s)) into {options.out}",
@@ -286,7 +349,7 @@ def run_corpus(options: CorpusOptions, progress: Callable[[str], None]) -> Corpu
         phases[name] = round(now - clock, 2)
         clock = now
 
-    specs, chosen, notes = _choose(options, seconds)
+    specs, chosen, notes, values = _choose(options, seconds, progress)
     progress(Found(specs, notes))
     phase("choose")
     if seconds is not None:
@@ -296,9 +359,8 @@ def run_corpus(options: CorpusOptions, progress: Callable[[str], None]) -> Corpu
     ensure_writable(options.out)
     ensure_writable(tests_out)
     # the generated tests, the score workers and the verification run import the package from its root
-    roots = {package_root(Path(sys.modules[s.module].__file__ or "").resolve()) for s in chosen}
-    sys_path = sorted(str(r) for r in roots) + [os.getcwd()]
-    outcomes = _fuzz_all(options, chosen, seconds, sys_path, progress)
+    sys_path = _sys_path(chosen)
+    outcomes = _fuzz_all(options, chosen, seconds, sys_path, progress, values)
     phase("fuzz")
     progress(Step("writing and verifying tests", "writing and verifying tests"))
     by_module: dict[str, list[Any]] = {}

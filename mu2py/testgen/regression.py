@@ -80,16 +80,23 @@ def function_folder(out: Path, qualname: str) -> Path:
     return out / qualname
 
 
-def spec_of(module: str, function: str, strategies: str | None, constants: bool) -> Any:
-    """The FunctionSpec of `module.function`, inferred in this process (a worker's) after loading `strategies`."""
+def spec_of(module: str, function: str, strategies: str | None, constants: bool, seeds: bytes | None = None) -> Any:
+    """The FunctionSpec of `module.function`, inferred in this process (a worker's) after loading `strategies`.
+
+    `seeds` is the pickled `SuiteValues` the parent inferred it with (`mu2py.survivors.seeds`), unpickled here,
+    once the package is importable: the same values give the same strategy, so the parent decodes what the
+    worker saved.
+    """
+    import pickle
+
+    from mu2py.survivors.seeds import infer_seeded
     from mu2py.target.driver import import_module
     from mu2py.testgen.overrides import load_strategies
-    from mu2py.testgen.signatures import infer_named
 
 
     load_strategies(strategies)
     import_module(module)
-    return infer_named(module, function, constants=constants)
+    return infer_seeded(pickle.loads(seeds) if seeds is not None else None, module, function, constants=constants)
 
 
 def run_function(unit: dict[str, Any]) -> dict[str, Any]:
@@ -103,7 +110,7 @@ def run_function(unit: dict[str, Any]) -> dict[str, Any]:
         if entry not in sys.path:
             sys.path.insert(0, entry)
     try:
-        spec = spec_of(unit["module"], unit["function"], unit["strategies"], unit["constants"])
+        spec = spec_of(unit["module"], unit["function"], unit["strategies"], unit["constants"], unit.get("seeds"))
         target = function_target(spec)
         config = FuzzConfig(**unit["config"])
         fuzzer = Fuzzer(target, config)

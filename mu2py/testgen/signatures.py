@@ -10,6 +10,11 @@ a one-argument driver over one strategy, runs unchanged.  Per parameter, in this
 * for a parameter with a default and no usable hint: the default's type when it is a
   plain scalar (`int`, `str`...), otherwise the parameter is never passed.
 
+Values a test suite passes (`Seeded`, recorded by `mu2py.survivors.seeds`) are drawn from next
+to a hint's strategy; for a parameter with no hint they come first, before its default's type,
+and alone they make a parameter with neither drawable.  An instance method's receiver is drawn
+from the suite's constructor calls first (`Built`), then from the constructor's parameters.
+
 A `str` or `int` parameter drawn from its type also takes, half of the time, one of the
 literals of the function's module (`constants.module_constants`, a fuzzing dictionary).
 
@@ -141,18 +146,35 @@ def _param_strategy(param: inspect.Parameter, hint: Any, override: Override | No
         return strategy, how
     if strategy is None:
         return seeded.alone, seeded.alone_how
+    if hint is None and not (override is not None and param.name in override.strategies):
+        # no type to go by (only a default's): what the suite passes comes first, the default's type after it
+        return st.one_of(seeded.alone, strategy), f"{seeded.alone_how}, or {how}"
     return st.one_of(seeded.strategy, strategy), f"{how}, or {seeded.how}"
 
 
 @dataclass(frozen=True)
 class Seeded:
     """Values a test suite passed a parameter (see mu2py.survivors.seeds): `strategy` draws them, next to a
-    hint's strategy; `alone` is the parameter's whole strategy when nothing else gives one."""
+    hint's strategy; `alone` is the parameter's whole strategy when it has no hint (nor registered strategy)."""
 
     strategy: SearchStrategy[Any]
     how: str
     alone: SearchStrategy[Any]
     alone_how: str
+
+
+@dataclass(frozen=True)
+class Built:
+    """How a test suite builds instances of a class (see mu2py.survivors.seeds): `strategy` draws constructor
+    argument dicts (the suite's calls, or variants of them), an instance method's receiver drawn from them
+    first; `params` seeds the constructor's parameters one by one, for the receivers built from hints.
+
+    Invariant: every dict `strategy` draws holds each required constructor parameter and no unknown one.
+    """
+
+    strategy: SearchStrategy[Any]
+    how: str
+    params: dict[str, Seeded]
 
 
 def _unseeded_strategy(param: inspect.Parameter, hint: Any, override: Override | None,
@@ -260,13 +282,15 @@ def infer(module: str, name: str, fn: Callable[..., Any], *, constants: bool = T
 
 
 def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: bool = True,
-                 seeds: dict[str, Seeded] | None = None) -> FunctionSpec:
+                 seeds: dict[str, Seeded] | None = None, built: Built | None = None) -> FunctionSpec:
     """How to fuzz the method `cls.attr` of `module`: for an instance method, also how to build the instance.
 
     The instance comes from the class's constructor signature (hints, or strategies
     registered for `module.Class` with `strategy_for`), as `st.builds` would make it, but
     drawn as an argument dict under SELF so that every run builds it from the module copy
-    under test.
+    under test.  With `built` (how a suite builds instances) the receiver is drawn from the
+    suite's constructor calls first, and its parameters seed the constructor's; a constructor
+    nothing else can draw for is then called as the suite calls it only.
     """
     spec, override = _new_spec(module, f"{cls.__name__}.{attr}", kind)
     pool = module_constants(module) if constants else {}
@@ -276,20 +300,47 @@ def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: boo
                                         bound=spec.name))
     init_override = REGISTRY.get(f"{module}.{cls.__name__}")
     init_notes: list[str] = []
-    init = _arguments(cls, init_override, pool, init_notes, hints_of=cls.__init__)  # type: ignore[misc]  # mypy refuses reading __init__ off a class
+    init = _arguments(cls, init_override, pool, init_notes, hints_of=cls.__init__,  # type: ignore[misc]  # mypy refuses reading __init__ off a class
+                      seeds=built.params if built is not None else None)
+    alone = isinstance(init, str) and built is not None
+    if alone:
+        assert built is not None and isinstance(init, str)
+        init, init_notes = _as_built(cls, built, init), []
     if isinstance(init, str):
         spec.skipped = f"its instance cannot be built: {init}"
         return spec
     spec.init_params, init_strategy = init
     spec.notes += [f"constructor {note}" for note in init_notes]
+    if built is not None:
+        # the suite's own instances first: the one_of's first branch is what the simplest draws take
+        init_strategy = init_strategy if alone else st.one_of(built.strategy, init_strategy)
+        spec.notes.append(f"instance {built.how}")
     # SELF is drawn first: the instance, then the method's arguments
     return _finish(spec, _arguments(raw, override, pool, spec.notes, drop_first=True,
                                     first={SELF: init_strategy}, seeds=seeds, bound=spec.name))
 
 
+def _as_built(cls: type, built: Built, why: str) -> tuple[list[Param], SearchStrategy[Any]] | str:
+    """The constructor's parameters with the receiver drawn from `built` alone (`why`: why nothing else draws it),
+    or `why` when the constructor has no signature."""
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):
+        return why
+    params = [Param(p.name, p.kind is inspect.Parameter.POSITIONAL_ONLY,
+                    p.default is not inspect.Parameter.empty and p.kind is not inspect.Parameter.POSITIONAL_ONLY,
+                    "as the suite passes it")
+              for p in signature.parameters.values()
+              if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+    return params, built.strategy
+
+
 def infer_named(module: str, name: str, *, constants: bool = True,
-                seeds: dict[str, Seeded] | None = None) -> FunctionSpec:
-    """`infer` or `infer_method` for `name` (`function` or `Class.method`) in `module` (how workers rebuild a spec)."""
+                seeds: dict[str, Seeded] | None = None, built: Built | None = None) -> FunctionSpec:
+    """`infer` or `infer_method` for `name` (`function` or `Class.method`) in `module` (how workers rebuild a spec).
+
+    `built` (how a suite builds the class's instances) is used for an instance method only.
+    """
     owner, _, attr = name.rpartition(".")
     target = import_module(module)
     if not owner:
@@ -297,4 +348,4 @@ def infer_named(module: str, name: str, *, constants: bool = True,
     cls = getattr(target, owner)
     raw = inspect.getattr_static(cls, attr)  # private methods too (a survivor may live in one)
     kind = STATICMETHOD if isinstance(raw, staticmethod) else CLASSMETHOD if isinstance(raw, classmethod) else METHOD
-    return infer_method(module, cls, attr, kind, constants=constants, seeds=seeds)
+    return infer_method(module, cls, attr, kind, constants=constants, seeds=seeds, built=built)

@@ -45,7 +45,7 @@ def test_aim_runs_only_the_survivors_given(sample_on_path):
 def test_seeds_drive_an_unhinted_function(sample_on_path):
     spec = infer_named("kill_pkg.calc", "mean", seeds={"values": seeded([[2, 4, 9]])})
     assert spec.strategy is not None
-    assert spec.params[0].how == "one of 1 value the suite passes or values of their shape"
+    assert spec.params[0].how == "one of 1 value the suite passes or variants of them, or values of their shape"
     unseeded = infer_named("kill_pkg.calc", "mean")
     assert unseeded.skipped and "no type hint" in unseeded.skipped
     division = [i for i in _ids(spec) if i.startswith("kill_pkg.calc:23") and i.endswith("arithmetic")]
