@@ -51,7 +51,7 @@ from mu2py.survivors.write import KillCase, Rendered
 if TYPE_CHECKING:
     from mu2py.score.spec import SuiteSpec
     from mu2py.survivors.equivalents import Evidence
-    from mu2py.survivors.seeds import SuiteValues
+    from mu2py.testgen.seeds import SuiteValues
 
 DETECTED = ("killed", "timeout")
 # under --time, what the steps after the fuzzing are expected to take (see `after_fuzzing`): writing the tests and
@@ -350,8 +350,8 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
     """`run_kill` once its options are checked and `out` is locked; all of it ends by `whole`'s deadline."""
     from mu2py.store.atomic import write_json
     from mu2py.survivors.equivalents import MIN_INFECTING, gather, rank
-    from mu2py.survivors.seeds import record_seeds
     from mu2py.testgen.regression import split_budget
+    from mu2py.testgen.seeds import record_seeds
 
     root = Path(spec.root)
     seconds, deadline = whole.seconds, whole.deadline()
@@ -532,7 +532,7 @@ def _aim_one(group: Group, trials: int | None, until: float | None, options: Kil
     them) and fuzz it at the module's survivors, until `until` on the budget clock under --time (inferring and
     loading it included)."""
     from mu2py.survivors.aim import aim
-    from mu2py.survivors.seeds import infer_seeded
+    from mu2py.testgen.seeds import infer_seeded
 
     budget = None if until is None else Budget(None, max(until - budget_clock(), 0.0))
 

@@ -82,7 +82,7 @@ def shown_call(spec: FunctionSpec, arguments: dict[str, Any], limit: int = 120) 
     instance built from its own arguments) and written as their literals; a value with no faithful literal is shown
     by its repr, shortened, where a test would read it from its pickle file.
     """
-    from mu2py.testgen.render import _as_literal, _short
+    from mu2py.testgen.render import as_literal, short_repr
 
     def args(params: list[Param], values: dict[str, Any]) -> str:
         positional = {p.name for p in params if p.positional}
@@ -90,7 +90,7 @@ def shown_call(spec: FunctionSpec, arguments: dict[str, Any], limit: int = 120) 
         for name, value in values.items():
             if name == SELF:
                 continue
-            text = _as_literal(value) or _short(value)
+            text = as_literal(value) or short_repr(value)
             parts.append(text if name in positional else f"{name}={text}")
         return ", ".join(parts)
 

@@ -5,7 +5,7 @@ name marks a phase change, any other is a line for the user):
 
 1. find the public functions and the public methods of public classes (`mu2py.testgen.discovery`)
    and infer an argument strategy for each, seeded with the values the package's own suite passes them
-   and the instances it builds (recorded as `mu2py kill` records them: `mu2py.survivors.seeds`; the suite
+   and the instances it builds (recorded as `mu2py kill` records them: `mu2py.testgen.seeds`; the suite
    is `--suite`, else `[tool.mu2py] tests`, else pytest's testpaths, else there is none);
    report every function left out and why (the `Found` step);
 2. run each original twice on a few drawn inputs: a function whose runs differ cannot be its
@@ -54,7 +54,7 @@ from mu2py.testgen.regression import (
 )
 
 if TYPE_CHECKING:
-    from mu2py.survivors.seeds import SuiteValues
+    from mu2py.testgen.seeds import SuiteValues
 
 DEFAULT_OUT = "mu2py-corpus"
 DEFAULT_TIME = "60s"
@@ -176,9 +176,9 @@ def _choose(options: CorpusOptions, seconds: float | None, progress: Callable[[s
             ) -> tuple[list[Any], list[Any], list[str], SuiteValues | None]:
     """Discover and infer (with the suite's values, see `_suite_values`), drop nondeterministic functions; every
     spec, the chosen ones, the notes, the suite's values (None without them)."""
-    from mu2py.survivors.seeds import infer_seeded
     from mu2py.testgen.discovery import discover
     from mu2py.testgen.overrides import load_strategies
+    from mu2py.testgen.seeds import infer_seeded
 
     load_strategies(options.strategies)
     specs, notes = discover(options.target, constants=not options.no_constants)
@@ -207,7 +207,7 @@ def _suite_values(options: CorpusOptions, specs: list[Any], seconds: float | Non
     `mu2py kill` records them (`seeds.record_seeds`), from the working directory: the suite is `--suite`, else
     `[tool.mu2py] tests`, else pytest's testpaths (`seeds.corpus_suite`); None, said in one progress line, when
     there is none or it gives nothing.  Under --time the recording may take SUITE_SHARE of the budget."""
-    from mu2py.survivors.seeds import RECORD_TIMEOUT, corpus_suite, record_seeds
+    from mu2py.testgen.seeds import RECORD_TIMEOUT, corpus_suite, record_seeds
 
     root = Path.cwd()
     progress(Step("recording the suite's values", "recording the suite's values"))

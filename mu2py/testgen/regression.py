@@ -83,15 +83,15 @@ def function_folder(out: Path, qualname: str) -> Path:
 def spec_of(module: str, function: str, strategies: str | None, constants: bool, seeds: bytes | None = None) -> Any:
     """The FunctionSpec of `module.function`, inferred in this process (a worker's) after loading `strategies`.
 
-    `seeds` is the pickled `SuiteValues` the parent inferred it with (`mu2py.survivors.seeds`), unpickled here,
+    `seeds` is the pickled `SuiteValues` the parent inferred it with (`mu2py.testgen.seeds`), unpickled here,
     once the package is importable: the same values give the same strategy, so the parent decodes what the
     worker saved.
     """
     import pickle
 
-    from mu2py.survivors.seeds import infer_seeded
     from mu2py.target.driver import import_module
     from mu2py.testgen.overrides import load_strategies
+    from mu2py.testgen.seeds import infer_seeded
 
 
     load_strategies(strategies)

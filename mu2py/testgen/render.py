@@ -112,7 +112,7 @@ def evaluate(text: str) -> Any:
     return eval(compile(tree, "<literal>", "eval"), {"__builtins__": {}, "float": float})  # noqa: S307 - checked
 
 
-def _as_literal(value: Any) -> str | None:
+def as_literal(value: Any) -> str | None:
     """`literal(value)` when it evaluates back to a value with the same text and the same structure."""
     from mu2py.engine.oracle import compare
 
@@ -214,7 +214,7 @@ class ModuleWriter:
         value is pickled when that is at most MAX_STORED bytes (and, with `must_equal`,
         unpickles equal to itself).
         """
-        text = _as_literal(value)
+        text = as_literal(value)
         if text is not None and len(text) <= MAX_LITERAL:
             return value, None, None
         try:
@@ -301,7 +301,7 @@ def _function_source(fc: FunctionCases, mod: ModuleWriter) -> list[str]:
             continue
         expected, expected_ref, why = mod.value(case.expected, f"{spec.name}/{case.id}/expected", must_equal=True)
         if why is not None:
-            notes.append(f"{case.id}: its output {_short(case.expected)} {why}")
+            notes.append(f"{case.id}: its output {short_repr(case.expected)} {why}")
             continue
         if expected_ref is not None:
             shown = _comment(case.arguments, case.expected)
@@ -370,7 +370,8 @@ def _comment(arguments: Any, expected: Any = NOTHING) -> str:
     return text
 
 
-def _short(value: Any, limit: int = 40) -> str:
+def short_repr(value: Any, limit: int = 40) -> str:
+    """`value`'s repr without memory addresses, cut to `limit` characters (a note's or an example's text)."""
     from mu2py.engine.oracle import identity_free_repr
 
     text = identity_free_repr(value)

@@ -10,7 +10,7 @@ a one-argument driver over one strategy, runs unchanged.  Per parameter, in this
 * for a parameter with a default and no usable hint: the default's type when it is a
   plain scalar (`int`, `str`...), otherwise the parameter is never passed.
 
-Values a test suite passes (`Seeded`, recorded by `mu2py.survivors.seeds`) are drawn from next
+Values a test suite passes (`Seeded`, recorded by `mu2py.testgen.seeds`) are drawn from next
 to a hint's strategy; for a parameter with no hint they come first, before its default's type,
 and alone they make a parameter with neither drawable.  An instance method's receiver is drawn
 from the suite's constructor calls first (`Built`), then from the constructor's parameters.
@@ -154,7 +154,7 @@ def _param_strategy(param: inspect.Parameter, hint: Any, override: Override | No
 
 @dataclass(frozen=True)
 class Seeded:
-    """Values a test suite passed a parameter (see mu2py.survivors.seeds): `strategy` draws them, next to a
+    """Values a test suite passed a parameter (see mu2py.testgen.seeds): `strategy` draws them, next to a
     hint's strategy; `alone` is the parameter's whole strategy when it has no hint (nor registered strategy)."""
 
     strategy: SearchStrategy[Any]
@@ -165,7 +165,7 @@ class Seeded:
 
 @dataclass(frozen=True)
 class Built:
-    """How a test suite builds instances of a class (see mu2py.survivors.seeds): `strategy` draws constructor
+    """How a test suite builds instances of a class (see mu2py.testgen.seeds): `strategy` draws constructor
     argument dicts (the suite's calls, or variants of them), an instance method's receiver drawn from them
     first; `params` seeds the constructor's parameters one by one, for the receivers built from hints.
 

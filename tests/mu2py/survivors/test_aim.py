@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from mu2py.survivors.aim import aim
-from mu2py.survivors.seeds import seeded
+from mu2py.testgen.seeds import seeded
 from mu2py.testgen.signatures import infer_named
 
 KILL_SAMPLE = Path(__file__).resolve().parents[2] / "data" / "kill_sample"

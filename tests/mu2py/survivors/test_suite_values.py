@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mu2py.survivors.kill import KillOptions, run_kill
-from mu2py.survivors.seeds import SuiteValues, infer_seeded, record_seeds
+from mu2py.testgen.seeds import SuiteValues, infer_seeded, record_seeds
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "suite_sample"
 AREA = ("suite_pkg.shapes", "Shape.area")

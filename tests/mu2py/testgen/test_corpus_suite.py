@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mu2py.survivors.seeds import corpus_suite
 from mu2py.testgen.corpus import CorpusOptions, run_corpus
+from mu2py.testgen.seeds import corpus_suite
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "suite_sample"
 AREA = "suite_pkg.shapes.Shape.area"

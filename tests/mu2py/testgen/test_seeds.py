@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mu2py.inputs.generators import StrategySource
-from mu2py.survivors.seeds import record_seeds, seeded, shape_strategy
+from mu2py.testgen.seeds import record_seeds, seeded, shape_strategy
 
 KILL_SAMPLE = Path(__file__).resolve().parents[2] / "data" / "kill_sample"
 
