@@ -475,7 +475,7 @@ def _recording(files: set[str | None]) -> Iterator[Callable[[Any], tuple[str, fr
         if not others:
             monitoring.restart_events()
         seen.clear()
-        # a location this tool disabled before the restart stays silent: the trace function sees the rest
+        # with another tool registered, no restart: what this tool disabled stays silent, the trace function sees it
         outcome = traced(item) if others else run_test(item, None)
         return outcome, frozenset(seen)
 
