@@ -23,7 +23,9 @@ CUT_BY_BUDGET = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode":
 
 RECORD_FACTOR = 5.0
 """How much slower than its timeout a test may run while a worker records the code it runs (a trace hook on every
-Python call: Hypothesis's own machinery under it ran 3-4x slower)."""
+Python call: Hypothesis's own machinery under it ran 3-4x slower).  On Python 3.12+ the record is a sys.monitoring
+tool that costs far less (`benchmarks/record_cost.py`), but falls back to the trace hook while another tool is
+registered: the allowance stays the trace hook's."""
 
 
 def _scope_key(module: str, scope: str) -> str:
@@ -78,7 +80,7 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
                 **({"volatile": volatile} if volatile else {})}
 
     volatile = list(base.get("volatile", []))
-    # what recording the whole suite may take: every test's timeout, times what the trace hook costs at most
+    # what recording the whole suite may take: every test's timeout, times what its hook costs at most
     record = round(RECORD_FACTOR * sum(config.timeout_factor * test["seconds"] + config.min_timeout
                                        for test in state.tests), 3)
     # functions that ran while some other module was imported, and those only their own module's body called
@@ -115,7 +117,7 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
             # an import-time mutant, or one of a function its module's body called (`OPT = lambda x: ...` used to
             # build a table): the mutated body re-run in place redoes what the import computed
             everything = sorted(range(len(state.tests)), key=lambda t: rank[t])
-            # a worker's first such unit records what each test runs, the whole suite under a trace hook, before
+            # a worker's first such unit records what each test runs, the whole suite under a hook, before
             # judging: its deadline moves by `record` seconds for that (see `units._executed`)
             units.append({"kind": "reexec", "index": index, **split(everything), "record": record})
             continue

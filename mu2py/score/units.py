@@ -18,6 +18,7 @@ for its worker to be replaced.
 
 from __future__ import annotations
 
+import _thread
 import gc
 import math
 import os
@@ -25,11 +26,13 @@ import resource
 import sys
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
+from mu2py.engine import ledger
 from mu2py.engine.closures import keep_closure_shape
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.engine.workers import extend_deadline, request_restart
@@ -367,8 +370,8 @@ def cheapest(tests: list[tuple[str, float, int | None]], share: float) -> list[t
 
 def _executed(state: hosted.Host, allowance: float = 0.0) -> list[frozenset[Any]] | None:
     """Per test, in collection order, the code objects from under the project root it runs (recorded once per
-    worker, each test from its fresh start, by running the suite on the original under a profile hook); None
-    when a test gave up waiting to bind (a record cut short would hide the code the test runs).
+    worker, each test from its fresh start, by running the suite on the original under a hook: see `_recording`);
+    None when a test gave up waiting to bind (a record cut short would hide the code the test runs).
 
     The record is no part of the unit's own time: its deadline in the parent moves by `allowance` before it starts
     (a single slow test under the hook must not pass for a hang: it did, and an equivalent mutant was reported as a
@@ -381,37 +384,118 @@ def _executed(state: hosted.Host, allowance: float = 0.0) -> list[frozenset[Any]
         files = {f for m in modules.values() for f in (m.__file__, os.path.realpath(m.__file__ or ""))}
         executed = []
         # the state every test starts from is settled before the hook is set: settled with it, the ledger would
-        # put the hook back after every later test of this worker
+        # put a trace function back after every later test of this worker
         hosted.before_test(state)
-        for item in state.order:
-            seen: set[Any] = set()
-
-            def record(frame: Any, event: str, arg: Any, seen: set[Any] = seen) -> None:
-                # a global trace function called for Python calls only (a profile function is called for C calls
-                # and returns too: twice the cost); returning None traces no lines
-                if frame.f_code.co_filename in files:
-                    seen.add(frame.f_code)
-
-            sys.settrace(record)
-            try:
-                outcome = run_test(item, None)
-            finally:
-                sys.settrace(None)
-            now = time.perf_counter()
-            # past the allowance (a worker much slower than the baseline's), as each test ends
-            over = (now - began) - allowance
-            if over > 0:
-                extend_deadline(now - max(credited, began + allowance))
-            credited = now
-            if outcome == "busy":
-                hosted.restore_tree(state)
-                state.record_seconds += time.perf_counter() - began
-                return None
-            executed.append(frozenset(seen))
+        with _recording(files) as record:
+            for item in state.order:
+                outcome, seen = record(item)
+                now = time.perf_counter()
+                # past the allowance (a worker much slower than the baseline's), as each test ends
+                over = (now - began) - allowance
+                if over > 0:
+                    extend_deadline(now - max(credited, began + allowance))
+                credited = now
+                if outcome == "busy":
+                    hosted.restore_tree(state)
+                    state.record_seconds += time.perf_counter() - began
+                    return None
+                executed.append(seen)
         state.executed = executed
         hosted.restore_tree(state)
         state.record_seconds += time.perf_counter() - began
     return state.executed
+
+
+MONITORED = sys.version_info >= (3, 12)  # whether `_recording` may use a sys.monitoring tool
+# the record's tool id: one no tool takes by convention (0 debuggers, 1 coverage, 2 profilers, 5 optimizers;
+# Hypothesis's explain phase takes 3, and warns when it finds 3 taken)
+RECORD_TOOL = 4
+RECORD_NAME = "mu2py record"
+
+
+@contextmanager
+def _recording(files: set[str | None]) -> Iterator[Callable[[Any], tuple[str, frozenset[Any]]]]:
+    """A function running one test (`run_test`, no timeout) that returns its outcome and the code objects whose
+    `co_filename` is in `files` the test ran on this thread: what a global trace function's call events see (a
+    code object starting, a generator or coroutine resumed, or thrown into).
+
+    Python 3.11 has that trace function only (`sys.settrace`), called on every Python call of every library
+    (Hypothesis-heavy suites run 2-4x slower under it).  On 3.12+ a `sys.monitoring` tool is registered instead,
+    while no other tool is: its callbacks return DISABLE, so each code location calls back once per test, and
+    `restart_events` re-arms them before the next.  Restarting re-arms every tool's disabled events: a test
+    that finds another tool registered (a coverage tool, one a test left) is recorded under the trace function
+    as well.  The tool is the ledger's own (`ledger.own_tool`): the checks after each test neither retire the
+    worker for it nor report it; and it is freed on the way out, whatever ends the record.
+    """
+    seen: set[Any] = set()
+
+    def traced(item: Any) -> str:
+        def record(frame: Any, event: str, arg: Any) -> None:
+            # a global trace function called for Python calls only (a profile function is called for C calls
+            # and returns too: twice the cost); returning None traces no lines
+            if frame.f_code.co_filename in files:
+                seen.add(frame.f_code)
+
+        sys.settrace(record)
+        try:
+            return run_test(item, None)
+        finally:
+            sys.settrace(None)
+
+    monitoring = getattr(sys, "monitoring", None)
+    if not MONITORED or monitoring is None or _tools(monitoring):
+
+        def run_traced(item: Any) -> tuple[str, frozenset[Any]]:
+            seen.clear()
+            return traced(item), frozenset(seen)
+
+        yield run_traced
+        return
+
+    disable, events = monitoring.DISABLE, monitoring.events
+    thread = _thread.get_ident()
+
+    def started(code: Any, offset: int) -> Any:
+        if code.co_filename in files:
+            if _thread.get_ident() != thread:
+                # a trace function sees this thread only; a location disabled here would stay silent for it
+                return None
+            seen.add(code)
+        return disable
+
+    def thrown(code: Any, offset: int, exc: BaseException) -> None:
+        # no location of its own: the event cannot be disabled (a generator thrown into is rare)
+        if code.co_filename in files and _thread.get_ident() == thread:
+            seen.add(code)
+
+    callbacks = {events.PY_START: started, events.PY_RESUME: started, events.PY_THROW: thrown}
+
+    def run_monitored(item: Any) -> tuple[str, frozenset[Any]]:
+        others = _tools(monitoring, RECORD_TOOL)
+        if not others:
+            monitoring.restart_events()
+        seen.clear()
+        # with another tool registered, no restart: what this tool disabled stays silent, the trace function sees it
+        outcome = traced(item) if others else run_test(item, None)
+        return outcome, frozenset(seen)
+
+    with ledger.own_tool(RECORD_TOOL):
+        monitoring.use_tool_id(RECORD_TOOL, RECORD_NAME)
+        try:
+            for event, callback in callbacks.items():
+                monitoring.register_callback(RECORD_TOOL, event, callback)
+            monitoring.set_events(RECORD_TOOL, events.PY_START | events.PY_RESUME | events.PY_THROW)
+            yield run_monitored
+        finally:
+            monitoring.set_events(RECORD_TOOL, 0)
+            for event in callbacks:
+                monitoring.register_callback(RECORD_TOOL, event, None)
+            monitoring.free_tool_id(RECORD_TOOL)
+
+
+def _tools(monitoring: Any, but: int | None = None) -> list[int]:
+    """The sys.monitoring tool ids registered now, `but` aside."""
+    return [k for k in range(6) if k != but and monitoring.get_tool(k) is not None]
 
 
 UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {

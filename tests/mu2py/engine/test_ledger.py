@@ -13,7 +13,7 @@ import warnings
 
 import pytest
 
-from mu2py.engine.ledger import FD_MARGIN, Ledger
+from mu2py.engine.ledger import FD_MARGIN, Ledger, own_tool
 
 
 @pytest.fixture
@@ -225,3 +225,23 @@ def test_frozen_objects_dying_are_no_change(ledger):
         assert ledger.check().retire is None
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="sys.monitoring is Python 3.12+")
+def test_a_monitoring_tool_retires_unless_it_is_mu2py_s_own(ledger):
+    monitoring = sys.monitoring
+    ledger.settle()
+    monitoring.use_tool_id(4, "a unit's")
+    try:
+        assert ledger.check().retire == "registered a sys.monitoring tool"
+    finally:
+        monitoring.free_tool_id(4)
+    ledger.settle()
+    with own_tool(4):
+        monitoring.use_tool_id(4, "mu2py's")
+        try:
+            drift = ledger.check()
+            assert drift.retire is None and not drift.restored
+        finally:
+            monitoring.free_tool_id(4)
+    assert not ledger.check().restored and ledger.check().retire is None

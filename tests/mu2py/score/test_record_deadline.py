@@ -1,4 +1,4 @@
-"""A worker's one-off record of what each test runs (the suite under a trace hook) is never charged to a mutant.
+"""A worker's one-off record of what each test runs (the suite under a hook) is never charged to a mutant.
 
 Seen on a PyPI package whose property test runs 1,500 examples: under the hook, on a loaded machine, the record
 outlasted the first module-level mutant's deadline, and `__author__ = None` was reported as a timeout.
@@ -18,9 +18,12 @@ from mu2py.cli.main import main
 PACKAGE = {
     "__init__.py": '__version__ = "1.0"\n\n\ndef double(x):\n    return x * 2\n',
 }
-# slow only while a trace hook is set (as a test of many Python calls is, far less starkly): under the record
+# slow only while a hook is set (as a test of many Python calls is, far less starkly): under the record, whose
+# hook is a trace function on 3.11 and a sys.monitoring tool on 3.12+
 TESTS = ("import sys\nimport time\n\nfrom rec_pkg import double\n\n\n"
-         "def test_double():\n    if sys.gettrace() is not None:\n        time.sleep(2.5)\n"
+         "def recording():\n    monitoring = getattr(sys, 'monitoring', None)\n"
+         "    return sys.gettrace() is not None or bool(monitoring and monitoring.get_tool(4))\n\n\n"
+         "def test_double():\n    if recording():\n        time.sleep(2.5)\n"
          "    assert double(2) == 4\n")
 
 
