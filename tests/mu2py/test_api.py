@@ -19,7 +19,8 @@ SORT = "targets.insertion_sort.driver:sort"
 
 # differ run to run: timings, and which test killed a mutant first and after how many (a worker tries the killers of
 # the line's earlier mutants first, and which mutants a worker judged before follows the scheduling); statuses may not
-_RUN_TO_RUN = ("seconds", "baseline_seconds", "time", "killed_by", "tests_run")
+# which test kills a mutant first (and so its failure line) follows what the worker judged before
+_RUN_TO_RUN = ("seconds", "baseline_seconds", "time", "killed_by", "failure", "tests_run")
 
 
 def _untimed(value):

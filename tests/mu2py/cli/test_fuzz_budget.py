@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-BUDGET = 4.0
+BUDGET = 6.0  # the interpreter's start counts: under a loaded CI it took most of 4 s
 # the suite runs on a loaded 2-core CI (two suites at once, and test processes of their own): the interpreter's
 # start and exit are slower there than anything the budget decides; the budget's own clock is checked exactly below
 TOLERANCE = 6.0

@@ -27,8 +27,9 @@ DATA = ROOT / "tests" / "data"
 PLUGIN = ["-p", "no:mu2py", "-p", "mu2py.cli.pytest_plugin"]
 # the plugin loaded in every pytest session of the project, as an installed entry point loads it: `mu2py score`'s too
 CONFIG = f'[tool.mu2py]\npaths = ["sub_pkg"]\n\n[tool.pytest.ini_options]\naddopts = "{" ".join(PLUGIN)}"\n'
-SCORE_LINE = re.compile(r"^score ([\d.]+%): (\d+) killed, (\d+) timed out, (\d+) survived \(\d+ proved without "
-                        r"running\), (\d+) not covered by any test; (\d+) mutants, (\d+) tests", re.M)
+SCORE_LINE = re.compile(r"^score ([\d.]+%)(?: \(function bodies [\d.]+% of \d+\))?: (\d+) killed, (\d+) timed out, "
+                        r"(\d+) survived \(\d+ proved without running\), (\d+) not covered by any test; (\d+) mutants, "
+                        r"(\d+) tests", re.M)
 
 
 def pytest_run(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -40,7 +40,8 @@ def _item(fn: object) -> SimpleNamespace:
 def test_judging_runs_do_not_shrink_and_the_original_settings_are_kept() -> None:
     calls = []
 
-    @settings(database=None, max_examples=200, derandomize=True)
+    # a deadline of its own: CI's Hypothesis profile (CI=true) sets none
+    @settings(database=None, max_examples=200, derandomize=True, deadline=1000)
     @given(st.lists(st.integers()))
     def prop(xs: list[int]) -> None:
         calls.append(xs)
