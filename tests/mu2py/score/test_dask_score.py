@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import WORKER_ENV
 
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -49,6 +51,8 @@ with open({seen!r}, "a") as out:
 """
 
 
+@pytest.mark.skipif(sys.version_info < (3, 13), reason="a real cluster scores once, on 3.13: CI's time (the 3.11 "
+                    "suite, run side by side with it, holds more tests of its own)")
 def test_score_on_a_dask_cluster_equals_local_workers(dask_cluster: str, tmp_path: Path) -> None:
     project, seen = tmp_path / "project", tmp_path / "seen.txt"
     shutil.copytree(DATA / "score_sample", project)
