@@ -6,16 +6,25 @@ prints the cost per unit.  Part 2 scores a real PyPI package's own suite (instal
 scratch directory from its sdist, as in score_vs_mutmut.py) with `--workers 1`, `--workers 2`
 and `--cluster local:2`, and prints mutants per second and the speedup.
 
+Part 2 also scores on a `dask scheduler` and `dask worker --nworkers 2` started on loopback as processes of their
+own, and prints each cluster's time over `--workers 2`'s.
+
 Usage: python benchmarks/cluster_throughput.py [--units 400] [--package isodate] [--scratch DIR] [--skip-score]
+       [--skip-overhead] [--no-single]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import shutil
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,26 +71,59 @@ def score_run(root: Path, package: Any, extra: list[str]) -> dict[str, Any]:
     return summary
 
 
-def scoring(package_name: str, scratch: Path) -> None:
-    """Part 2: `mu2py score` on a real package with one and two workers, and on the cluster path."""
+@contextlib.contextmanager
+def loopback_cluster(folder: Path) -> Iterator[str]:
+    """A `dask scheduler` and a `dask worker --nworkers 2 --nthreads 1` on loopback, as processes of their own
+    (in `folder`, not the project: what a worker needs travels with the job); yields the scheduler's address."""
+    dask = shutil.which("dask") or str(Path(sys.executable).with_name("dask"))
+    folder.mkdir(parents=True, exist_ok=True)
+    address_file = folder / "scheduler.json"
+    address_file.unlink(missing_ok=True)
+    started = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                 "--scheduler-file", str(address_file)], cwd=folder, start_new_session=True,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        while not address_file.is_file() or not address_file.read_text().strip():
+            time.sleep(0.2)
+        time.sleep(0.2)
+        address = json.loads(address_file.read_text())["address"]
+        started.append(subprocess.Popen([dask, "worker", address, "--nworkers", "2", "--nthreads", "1", "--host",
+                                         "127.0.0.1", "--no-dashboard"], cwd=folder, start_new_session=True,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        time.sleep(5)  # the workers register with the scheduler
+        yield address
+    finally:
+        for process in reversed(started):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            process.wait(30)
+
+
+def scoring(package_name: str, scratch: Path, single: bool = True) -> None:
+    """Part 2: `mu2py score` on a real package with one and two workers, on `--cluster local:2`, and on a scheduler
+    and two worker processes started on loopback (the cluster's time against `--workers 2`'s is the ratio to read)."""
     package = PACKAGES[package_name]
     bindir = ensure_venv(scratch)
     pristine = ensure_sdist(package, scratch, bindir)
     root = fresh_copy(package, pristine, scratch / "work" / f"{package.key}-throughput")
     print(f"\nmu2py score on {package.key} ({package.source}, tests in {package.tests})")
     results = {}
-    for name, extra in (("1 worker", ["--workers", "1"]), ("2 workers", ["--workers", "2"]),
-                        ("Dask local:2", ["--cluster", "local:2"])):
-        s = score_run(root, package, extra)
-        results[name] = s
-        ran = s["total"] - s["no_coverage"] - s["pruned_infection"]
-        print(f"  {name:<14} {s['wall']:7.1f} s wall, {s['total']} mutants ({ran} run), "
-              f"{s['total'] / s['wall']:.1f} mutants/s, score {100 * s['score']:.1f}%", flush=True)
-    one, two = results["1 worker"]["wall"], results["2 workers"]["wall"]
-    print(f"  speedup 2 workers / 1 worker: {one / two:.2f}x; Dask local:2 / 1 worker: "
-          f"{one / results['Dask local:2']['wall']:.2f}x")
+    with loopback_cluster(scratch / "dask-loopback") as address:
+        runs = [*([("1 worker", ["--workers", "1"])] if single else []), ("2 workers", ["--workers", "2"]),
+                ("Dask local:2", ["--cluster", "local:2"]), ("Dask loopback", ["--cluster", address])]
+        for name, extra in runs:
+            s = score_run(root, package, extra)
+            results[name] = s
+            ran = s["total"] - s["no_coverage"] - s["pruned_infection"]
+            print(f"  {name:<14} {s['wall']:7.1f} s wall, {s['total']} mutants ({ran} run), "
+                  f"{s['total'] / s['wall']:.1f} mutants/s, score {100 * s['score']:.1f}%", flush=True)
+    two = results["2 workers"]["wall"]
+    if single:
+        print(f"  speedup 2 workers / 1 worker: {results['1 worker']['wall'] / two:.2f}x")
+    for name in ("Dask local:2", "Dask loopback"):
+        print(f"  {name} time / --workers 2 time: {results[name]['wall'] / two:.2f}x (goal: at most 1.1x)")
     verdicts = {k: (v["killed"], v["survived"], v["timeout"], v["no_coverage"]) for k, v in results.items()}
-    print(f"  same verdict counts in all three: {len(set(verdicts.values())) == 1} {verdicts}")
+    print(f"  same verdict counts in all: {len(set(verdicts.values())) == 1} {verdicts}")
 
 
 def main() -> None:
@@ -90,10 +132,13 @@ def main() -> None:
     parser.add_argument("--package", default="isodate", choices=sorted(PACKAGES))
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/mu2py-score-vs-mutmut"))
     parser.add_argument("--skip-score", action="store_true")
+    parser.add_argument("--skip-overhead", action="store_true", help="no part 1 (the per-unit cost)")
+    parser.add_argument("--no-single", action="store_true", help="no --workers 1 run in part 2")
     args = parser.parse_args()
-    overhead(args.units)
+    if not args.skip_overhead:
+        overhead(args.units)
     if not args.skip_score:
-        scoring(args.package, args.scratch)
+        scoring(args.package, args.scratch, single=not args.no_single)
 
 
 if __name__ == "__main__":
