@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -87,6 +88,7 @@ def score_shard(shard: dict[str, Any]) -> list[Any]:
             # process die, by a later sweep)
             scratch = make_scratch("mu2py-score-")
             here = replace(spec.relocated(tree), scratch=scratch)
+            _tree_on_path(tree)
         entry = _SHARD_POOLS[spec] = (_local_pool(here, 1, shard.get("catalog")), scratch)
     results = dict(entry[0].map_unordered(run_unit, shard["units"], deadline=deadline))
     ordered = [results[i] for i in range(len(shard["units"]))]
@@ -106,6 +108,23 @@ def shard_starts(units: int, workers: int, largest: int) -> list[int]:
         starts.append(done)
         done += max(1, min(largest, (units - done) // (2 * max(workers, 1))))
     return starts
+
+
+_ON_PATH: list[str] = []  # the unpacked tree this process put first on sys.path (see `_tree_on_path`)
+
+
+def _tree_on_path(tree: str) -> None:
+    """Put `tree` first on this process's sys.path, in place of the one before, for the hosted workers it spawns.
+
+    A local worker inherits the client's sys.path, which holds the project's root (the current directory): what
+    only the root gives, such as the package metadata a package reads its version from (`*.egg-info`; the worker's
+    sandbox copy leaves it out), is found there.  A spawned process starts with its parent's sys.path, so the
+    unpacked tree plays the root's part here."""
+    for old in _ON_PATH:
+        if old in sys.path:
+            sys.path.remove(old)
+    _ON_PATH[:] = [tree]
+    sys.path.insert(0, tree)
 
 
 class ShardedPool:

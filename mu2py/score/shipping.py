@@ -46,7 +46,8 @@ def project_files(spec: SuiteSpec) -> dict[str, int]:
     The root's tree as a score worker's sandbox copies it (`sandbox.tree_state`: no hidden folders such as VCS,
     caches or virtual environments, no `__pycache__`, `node_modules`, `*.egg-info` or folders holding a
     `pyvenv.cfg`), minus bytecode, the top-level build outputs (`BUILD_OUTPUTS`) and the run's own scratch folder
-    should it lie inside.  Tests, conftest.py files, configuration and the data files tests read all stay.
+    should it lie inside; plus the package metadata (`*.egg-info`, `*.dist-info`) in the root and the sys.path
+    entries under it.  Tests, conftest.py files, configuration and the data files tests read all stay.
     """
     root = spec.root
     outside = [f for f in spec.files if _relative(f, root) is None]
@@ -58,6 +59,11 @@ def project_files(spec: SuiteSpec) -> dict[str, int]:
     skipped = [name for name in BUILD_OUTPUTS if name not in needed]
     scratch = _relative(spec.scratch, root) if spec.scratch else None
     files = {}
+    # the package's metadata, which the sandbox copy leaves out: a package reading its own version at import
+    # (`pkg_resources.get_distribution`, `importlib.metadata.version`) finds it on the copy's sys.path, as here
+    for entry in _metadata_folders(spec):
+        for rel, (size, _) in tree_state(entry).items():
+            files[os.path.relpath(os.path.join(entry, rel), root)] = size
     for rel, (size, _) in tree_state(root).items():
         top = rel.split(os.sep, 1)[0]
         if top in skipped and rel != top or rel.endswith((".pyc", ".pyo")):
@@ -66,6 +72,20 @@ def project_files(spec: SuiteSpec) -> dict[str, int]:
             continue
         files[rel] = size
     return files
+
+
+def _metadata_folders(spec: SuiteSpec) -> list[str]:
+    """The `*.egg-info` and `*.dist-info` folders in the root and in the spec's sys.path entries under it."""
+    places = {spec.root, *(p for p in spec.sys_path if _relative(p, spec.root) is not None)}
+    found = []
+    for place in sorted(places):
+        try:
+            names = sorted(os.listdir(place))
+        except OSError:
+            continue
+        found += [os.path.join(place, n) for n in names
+                  if n.endswith((".egg-info", ".dist-info")) and os.path.isdir(os.path.join(place, n))]
+    return found
 
 
 def pack_project(spec: SuiteSpec) -> bytes:

@@ -15,7 +15,8 @@ from mu2py.score.spec import SuiteSpec
 
 
 def _project(root: Path) -> SuiteSpec:
-    """A small project with what a suite needs and what it never does (VCS, venv, caches, build outputs)."""
+    """A small project with what a suite needs and what it never does (VCS, venv, caches, build outputs), and its
+    package metadata."""
     files = {
         "pkg/__init__.py": "", "pkg/core.py": "X = 1\n", "tests/conftest.py": "", "tests/test_core.py": "",
         "tests/data/words.txt": "a b\n", "pyproject.toml": "[tool.pytest.ini_options]\n", "tox.ini": "",
@@ -34,8 +35,10 @@ def _project(root: Path) -> SuiteSpec:
 
 def test_the_project_tree_is_shipped_without_vcs_venvs_caches_or_build_outputs(tmp_path: Path) -> None:
     spec = _project(tmp_path)
-    assert sorted(project_files(spec)) == [".coveragerc", "pkg/__init__.py", "pkg/core.py", "pyproject.toml", "run.sh",
-                                           "tests/conftest.py", "tests/data/words.txt", "tests/test_core.py", "tox.ini"]
+    # the package's metadata travels too: a package reading its own version at import needs it (semantic_version)
+    assert sorted(project_files(spec)) == [".coveragerc", "pkg.egg-info/PKG-INFO", "pkg/__init__.py", "pkg/core.py",
+                                           "pyproject.toml", "run.sh", "tests/conftest.py", "tests/data/words.txt",
+                                           "tests/test_core.py", "tox.ini"]
     archive = zipfile.ZipFile(io.BytesIO(pack_project(spec)))
     assert archive.read("tests/data/words.txt") == b"a b\n"
     assert (archive.getinfo("run.sh").external_attr >> 16) & 0o777 == 0o755  # a script the tests run stays runnable
