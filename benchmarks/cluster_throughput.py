@@ -72,9 +72,11 @@ def score_run(root: Path, package: Any, extra: list[str]) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def loopback_cluster(folder: Path) -> Iterator[str]:
+def loopback_cluster(folder: Path, env: dict[str, str]) -> Iterator[str]:
     """A `dask scheduler` and a `dask worker --nworkers 2 --nthreads 1` on loopback, as processes of their own
-    (in `folder`, not the project: what a worker needs travels with the job); yields the scheduler's address."""
+    (in `folder`, not the project: what a worker needs travels with the job) with the environment `env` the local
+    runs get too (a worker's environment is its machine's: mu2py does not ship it); yields the scheduler's
+    address."""
     dask = shutil.which("dask") or str(Path(sys.executable).with_name("dask"))
     folder.mkdir(parents=True, exist_ok=True)
     address_file = folder / "scheduler.json"
@@ -88,7 +90,7 @@ def loopback_cluster(folder: Path) -> Iterator[str]:
         time.sleep(0.2)
         address = json.loads(address_file.read_text())["address"]
         started.append(subprocess.Popen([dask, "worker", address, "--nworkers", "2", "--nthreads", "1", "--host",
-                                         "127.0.0.1", "--no-dashboard"], cwd=folder, start_new_session=True,
+                                         "127.0.0.1", "--no-dashboard"], cwd=folder, start_new_session=True, env=env,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         time.sleep(5)  # the workers register with the scheduler
         yield address
@@ -108,7 +110,7 @@ def scoring(package_name: str, scratch: Path, single: bool = True) -> None:
     root = fresh_copy(package, pristine, scratch / "work" / f"{package.key}-throughput")
     print(f"\nmu2py score on {package.key} ({package.source}, tests in {package.tests})")
     results = {}
-    with loopback_cluster(scratch / "dask-loopback") as address:
+    with loopback_cluster(scratch / "dask-loopback", mu2py_env(package, root)) as address:
         runs = [*([("1 worker", ["--workers", "1"])] if single else []), ("2 workers", ["--workers", "2"]),
                 ("Dask local:2", ["--cluster", "local:2"]), ("Dask loopback", ["--cluster", address])]
         for name, extra in runs:

@@ -99,17 +99,6 @@ def score_shard(shard: dict[str, Any]) -> list[Any]:
     return [mapped_back(result, tree, spec.root) for result in ordered]
 
 
-def shard_starts(units: int, workers: int, largest: int) -> list[int]:
-    """Where each shard of `units` begins: shards shrink as the work left does (each a share of what is left per
-    worker, at most `largest`, at least 1), so the last ones are small and no worker idles long at the end while
-    another finishes a large shard (guided self-scheduling)."""
-    starts, done = [], 0
-    while done < units:
-        starts.append(done)
-        done += max(1, min(largest, (units - done) // (2 * max(workers, 1))))
-    return starts
-
-
 _ON_PATH: list[str] = []  # the unpacked tree this process put first on sys.path (see `_tree_on_path`)
 
 
@@ -155,8 +144,8 @@ class ShardedPool:
 
     def map_unordered(self, fn: Callable[[Any], Any], units: list[Any], **_: Any) -> Any:
         """Yield `(index, result)` per unit; `fn` is always `run_unit`, run by `score_shard` on the cluster."""
-        starts = shard_starts(len(units), self.workers, self.size)
-        shards = [units[a:b] for a, b in zip(starts, [*starts[1:], len(units)][:len(starts)], strict=True)]
+        size = min(self.size, max(1, len(units) // (2 * self.workers) or 1))  # a few shards per worker at least
+        shards = [units[k:k + size] for k in range(0, len(units), size)]
         if self.catalog is not None and self._shared is None:
             # each worker builds its first hosted worker from it instead of parsing every module with libcst
             # (seconds per module of a thousand lines)
@@ -171,7 +160,7 @@ class ShardedPool:
         for s, results in self.outer.map_unordered(score_shard, [dict(payload, units=u) for u in shards],
                                                    isolate=False):
             for j, result in enumerate(results):
-                yield starts[s] + j, result
+                yield s * size + j, result
 
     def __enter__(self) -> ShardedPool:
         return self

@@ -2,11 +2,7 @@
 
 import json
 
-from hypothesis import given
-from hypothesis import strategies as st
-
 from mu2py.cli.main import main
-from mu2py.score.pools import shard_starts
 from tests.mu2py.score.conftest import OPS, TEST_OPS, write_tree
 
 # appends a line to the file FINISHED names whenever a pytest session in this project finishes
@@ -31,12 +27,3 @@ def test_a_stopped_worker_skips_the_session_finish(tmp_path, monkeypatch, capsys
     # the worker served every mutant, then ended without pytest's session finish (nor its terminal summary)
     assert not finished.exists()
 
-
-@given(st.integers(0, 5000), st.integers(1, 16), st.integers(1, 100))
-def test_shards_cover_every_unit_once_and_shrink(units: int, workers: int, largest: int) -> None:
-    """Guided shards: in order, each unit in one shard, none over `largest`, each no larger than the one before."""
-    starts = shard_starts(units, workers, largest)
-    sizes = [b - a for a, b in zip(starts, [*starts[1:], units][:len(starts)], strict=True)]
-    assert sum(sizes) == units and (starts[:1] == [0] or units == 0)
-    assert all(1 <= size <= largest for size in sizes)
-    assert sizes == sorted(sizes, reverse=True)
