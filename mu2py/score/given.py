@@ -11,9 +11,10 @@ Judging a mutant needs only pass or fail, so two parts of Hypothesis's normal ru
   would follow the load.  `without_shrinking` sets no deadline: a hang is still cut, by mu2py's
   own alarms (the example's and the test's), which scale with the test's time on the baseline.
 - **Random examples.** Unseeded, Hypothesis draws other examples on every run, and replays the
-  failing ones its database saved (by an earlier mutant of the worker): score runs under
-  `--hypothesis-seed` (see `spec.plugin_options`), which also turns the database off, so the
-  examples follow from the seed and the test alone.
+  failing ones its database saved (by an earlier mutant of the worker): `force_seed` seeds it as
+  `--hypothesis-seed=0` would (which also turns the database off), so the examples follow from the
+  seed and the test alone.  Not the option itself: with it, Hypothesis's plugin imports Hypothesis
+  in every session, a second of CPU for each fresh interpreter of a suite that never uses it.
 - **Waiting out a hang.** A mutant that loops forever inside one example was interrupted
   only by the whole test's timeout (ten times its full run).  `timed_examples` wraps each
   test's inner function (the reassignable `HypothesisHandle.inner_test`) so that, while
@@ -43,6 +44,18 @@ def function_of(item: Any) -> Any:
     """The function behind a collected test (a test method's function: Hypothesis's attributes live there)."""
     obj = getattr(item, "obj", None)
     return getattr(obj, "__func__", obj)
+
+
+def force_seed(seed: int = 0) -> bool:
+    """Seed every `@given` test of this session, as `--hypothesis-seed` does, unless the command line seeded it;
+    whether Hypothesis is in use here (a suite that never imported it is left alone)."""
+    if "hypothesis" not in sys.modules:
+        return False
+    from hypothesis import core
+
+    if core.global_force_seed is None:
+        core.global_force_seed = seed  # type: ignore[assignment]  # Hypothesis annotates it None: its plugin sets it so too
+    return True
 
 
 def without_shrinking(items: Iterable[Any]) -> dict[Any, Any]:

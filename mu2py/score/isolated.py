@@ -94,8 +94,9 @@ class _Reports:
         # as in the score workers: no shrinking (the verdict is known) and no Hypothesis deadline, which a loaded
         # machine fails the original on (see mu2py.score.given)
         try:
-            from mu2py.score.given import without_shrinking
+            from mu2py.score.given import force_seed, without_shrinking
             without_shrinking(items)
+            force_seed()
         except Exception:
             pass  # Hypothesis's own settings then: a verdict still, perhaps slower to reach
     @pytest.hookimpl(tryfirst=True)

@@ -49,6 +49,7 @@ class _HostPlugin:
         host.order = list(session.items)
         # mutants are judged pass or fail: no shrinking, and a hang in one example is cut short there
         host.shrinking = given.without_shrinking(host.order)
+        given.force_seed()  # the same examples on every run (see `given`)
         given.timed_examples(host.order)
         host.params = keep_params(host.order)
         self.served = True

@@ -88,10 +88,6 @@ def plugin_options(pytest_args: tuple[str, ...] | list[str]) -> list[str]:
         extra.append("--benchmark-disable")
     if importlib.util.find_spec("pytest_cov") is not None and "no:cov" not in args and "--no-cov" not in args:
         extra.append("--no-cov")
-    if "no:hypothesispytest" not in args and not any(a.startswith("--hypothesis-seed") for a in args):
-        # Hypothesis (a dependency of mu2py, so its plugin is there) draws other examples on every run unless
-        # seeded: a survivor one run became no_coverage the next on a suite of `@given` tests
-        extra.append("--hypothesis-seed=0")
     if not any(a.startswith("--slip") for a in args) and "no:slipcover" not in args:
         # slipcover's plugin (a dependency of mu2py, not of the suite) does nothing unless asked to, but pytest
         # rewrites its modules' asserts each time a worker or a fresh interpreter starts (no bytecode written)

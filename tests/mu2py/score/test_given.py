@@ -143,10 +143,12 @@ def test_a_module_loaded_later_changes_no_seeded_example_once_constants_are_pinn
         sys.modules.pop("mu2py_pinned_late", None)
 
 
-def test_score_sessions_seed_hypothesis_unless_the_suite_does() -> None:
-    """The same examples on every run (and Hypothesis's database off): a verdict never follows a random draw."""
-    from mu2py.score.spec import plugin_options
 
-    assert "--hypothesis-seed=0" in plugin_options(["tests"])
-    assert not any(o.startswith("--hypothesis-seed") for o in plugin_options(["tests", "--hypothesis-seed=5"]))
-    assert not any(o.startswith("--hypothesis-seed") for o in plugin_options(["-p", "no:hypothesispytest"]))
+def test_score_sessions_seed_hypothesis_unless_the_command_line_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same examples on every run (and Hypothesis's database off): a verdict never follows a random draw."""
+    from hypothesis import core
+
+    monkeypatch.setattr(core, "global_force_seed", None)
+    assert given_mod.force_seed() and core.global_force_seed == 0
+    monkeypatch.setattr(core, "global_force_seed", 5)  # `--hypothesis-seed=5`, as props passes its --seed
+    assert given_mod.force_seed() and core.global_force_seed == 5
