@@ -1,7 +1,8 @@
 """The likely-equivalent list: only survivors several inputs infected, that ran on them and survived a search aimed at
 each alone; the others counted by why, not listed."""
 
-import sys
+from __future__ import annotations
+
 from pathlib import Path
 
 import pytest
@@ -10,16 +11,15 @@ from mu2py.survivors.aim import aim
 from mu2py.survivors.equivalents import AIMED_TRIALS, MIN_INFECTING, Evidence, aimed_budget, aimed_seed, gather, rank
 from mu2py.survivors.kill import KillOptions, aimed_searches
 from mu2py.testgen.signatures import infer_named
+from tests.mu2py.conftest import _data_on_path
 
 EQUIV_SAMPLE = Path(__file__).resolve().parents[2] / "data" / "equiv_sample"
 
 
 @pytest.fixture
 def sample_on_path(monkeypatch):
-    monkeypatch.syspath_prepend(str(EQUIV_SAMPLE))
-    yield
-    for name in [n for n in sys.modules if n.startswith("equiv_pkg")]:
-        del sys.modules[name]
+    """tests/data/equiv_sample on sys.path for one test, its modules forgotten after it."""
+    yield from _data_on_path(monkeypatch, "equiv_sample", "equiv_pkg")
 
 
 def _mutants(spec):
