@@ -15,6 +15,7 @@ from rich.console import Console
 
 from mu2py.cli.argtypes import add_project_arguments
 from mu2py.cli.progress import Meter
+from mu2py.cli.report import relative
 from mu2py.mutants.model import one_line
 from mu2py.steps import Step
 from mu2py.survivors import DEFAULT_TIME  # the workflow itself (libcst, pytest) is imported when the command runs
@@ -103,7 +104,7 @@ def _equivalents(result: KillResult, root: Path, show: int) -> list[str]:
         lines.append(f"likely equivalent ({len(result.likely)}; infected by at least {MIN_INFECTING} distinct inputs, "
                      "survived every run on them and the search aimed at each), most evidence first:")
         for e in result.likely[:show]:
-            lines.append(f"  {_rel(e.file, root)}:{e.line} {one_line(e.original)} → {one_line(e.mutated)}: "
+            lines.append(f"  {relative(e.file, root)}:{e.line} {one_line(e.original)} → {one_line(e.mutated)}: "
                          f"{e.masked}")
             if e.examples:
                 lines.append(f"    e.g. {'; '.join(e.examples)}")
@@ -118,11 +119,6 @@ def _equivalents(result: KillResult, root: Path, show: int) -> list[str]:
     if shown:
         lines.append("survivors not listed as likely equivalent: " + "; ".join(shown))
     return lines
-
-
-def _rel(file: str, root: Path) -> str:
-    path = Path(file)
-    return str(path.relative_to(root)) if path.is_relative_to(root) else file
 
 
 def add_kill_command(sub: Any) -> None:

@@ -15,6 +15,7 @@ from rich.table import Table
 
 from mu2py.cli.argtypes import add_project_arguments, count, parse_duration, positive_int
 from mu2py.cli.progress import Meter
+from mu2py.cli.report import relative
 from mu2py.mutants.model import TABLE_CELL, one_line
 from mu2py.steps import Step
 
@@ -34,14 +35,6 @@ def entries_reached_nothing(report: dict[str, Any]) -> bool:
     return bool(report["properties"]) and report["summary"]["reached"] == 0
 
 
-def _shown(file: str) -> str:
-    """`file` as a person reads it here: relative to the current directory when under it."""
-    try:
-        return str(Path(file).relative_to(Path.cwd()))
-    except ValueError:
-        return file
-
-
 def print_report(console: Console, report: dict[str, Any], show: int = 10) -> None:
     """The table, the new `@example` lines, weak properties with their survivors, bugs and skipped tests."""
     console.print(_table(report))
@@ -59,7 +52,7 @@ def print_report(console: Console, report: dict[str, Any], show: int = 10) -> No
             for mid in e["survivors"][:show]:
                 m = mutants[mid]
                 change = f"{one_line(m['original'], TABLE_CELL)} → {one_line(m['mutated'], TABLE_CELL)}"
-                console.print(f"    {_shown(m['file'])}:{m['line']} {change}", markup=False)
+                console.print(f"    {relative(m['file'], Path.cwd())}:{m['line']} {change}", markup=False)
             if len(e["survivors"]) > show:
                 console.print(f"    ... and {len(e['survivors']) - show} more (--json for all)")
     for bug in report["bugs"]:

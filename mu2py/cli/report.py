@@ -19,6 +19,12 @@ if TYPE_CHECKING:
     from mu2py.score.mte import Document
 
 
+def relative(file: str, root: Path) -> str:
+    """`file` as a report shows it: relative to `root` when it lies under it, else as it is."""
+    path = Path(file)
+    return str(path.relative_to(root)) if path.is_relative_to(root) else file
+
+
 def print_mutation_report(console: Console, report: dict[str, Any], *, max_rows: int = 40,
                           more: str = "use --json for all", survivors: bool = True) -> None:
     """Print the surviving mutants (unless `survivors` is False) and the totals of a `mutate`-shaped report.

@@ -15,28 +15,24 @@ from rich.table import Table
 
 from mu2py.cli.argtypes import add_project_arguments, percent, positive_int
 from mu2py.cli.progress import Meter, below_fail_under
+from mu2py.cli.report import relative
 from mu2py.errors import UserError
 from mu2py.mutants.model import one_line
 from mu2py.score.reports import nothing_judged, score_percent, summary_percent
 from mu2py.score.scope import shard_arg
 
 
-def _rel(file: str, root: Path) -> str:
-    path = Path(file)
-    return str(path.relative_to(root)) if path.is_relative_to(root) else file
-
-
 def summary_table(report: dict[str, Any], root: Path) -> Table:
     """The per-file table of a score report (paths relative to `root`), as `mu2py score` prints it."""
     table = Table(title="mutation score by file")
-    longest = max((len(_rel(f, root)) for f in report["files"]), default=4)
+    longest = max((len(relative(f, root)) for f in report["files"]), default=4)
     table.add_column("file", justify="left", no_wrap=True, min_width=longest)  # a path cut short names nothing
     for col in ("mutants", "killed", "timeout", "survived", "no coverage", "score"):
         table.add_column(col, justify="right")
     for file, counts in sorted(report["files"].items()):
         total = sum(counts.values())
         detected = counts["killed"] + counts["timeout"]
-        table.add_row(_rel(file, root), str(total), *(str(counts[k]) for k in ("killed", "timeout", "survived")),
+        table.add_row(relative(file, root), str(total), *(str(counts[k]) for k in ("killed", "timeout", "survived")),
                       str(counts["no_coverage"]), score_percent(detected, total))
     return table
 
@@ -135,7 +131,8 @@ def _present(result: dict[str, Any], args: argparse.Namespace, root: Path, conso
         console.print("survivors, most worth a look first (reached by more tests, in functions the tests call, "
                       "messages last):", highlight=False)
     for m in survivors[: args.show]:
-        console.print(f"[bold]{escape(_rel(m['file'], root))}:{m['line']}[/bold] {escape(one_line(m['original']))} → "
+        where = escape(relative(m["file"], root))
+        console.print(f"[bold]{where}:{m['line']}[/bold] {escape(one_line(m['original']))} → "
                       f"{escape(one_line(m['mutated']))} ({escape(survivor_note(m))})", markup=True, highlight=False)
     if len(survivors) > args.show:
         console.print(f"... and {len(survivors) - args.show} more survivors (--json or --html for all)")

@@ -494,6 +494,7 @@ class Fuzzer:
         are kept as they are, unreplayed, so that nothing a campaign found is lost.
         """
         analysis = self.analysis
+        index = analysis.program.index if analysis is not None else {}
         try:
             for entry in entries:
                 decoded = self._unless_tried(self.source.decode(entry.choices, self.rng))
@@ -511,7 +512,6 @@ class Fuzzer:
                 else:
                     new_cov = entry.new_coverage or 1  # not replayed: kept, as its campaign kept it
                 # the kills it brings that no input kept before it brought
-                index = analysis.program.index if analysis is not None else {}
                 kills = {mutant_id: reason for mutant_id, reason in entry.kills.items()
                          if mutant_id in index and index[mutant_id] not in analysis.kills}  # type: ignore[union-attr]
                 if not new_cov and not kills:

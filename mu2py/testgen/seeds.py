@@ -106,21 +106,15 @@ class Recorder:
                 continue  # object.__init__ (no arguments to record), or no signature
             named = [(p.name, p.default, p.kind == p.POSITIONAL_ONLY) for p in params if p.kind not in VAR]
             inits.setdefault(init_code, {})[owner] = (f"{module}.{'.'.join(classes)}", named)
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_setup(self, item):
-        # fixtures build instances too
+    def _profiled(self, item):
         sys.setprofile(hook)
         try:
             yield
         finally:
             sys.setprofile(None)
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_call(self, item):
-        sys.setprofile(hook)
-        try:
-            yield
-        finally:
-            sys.setprofile(None)
+    # the test's call, and its setup: fixtures build instances too
+    pytest_runtest_setup = pytest.hookimpl(hookwrapper=True)(_profiled)
+    pytest_runtest_call = pytest.hookimpl(hookwrapper=True)(_profiled)
 def hook(frame, event, arg):
     if event != "call":
         return
