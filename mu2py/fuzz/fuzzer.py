@@ -114,6 +114,9 @@ class Fuzzer:
         # no trial's run outlasts it: under --time, the budget's end less what the end keeps (see `_reserve`)
         self.deadline = Deadline.never()
         self._checkpoint_cost = 0.0  # the longest checkpoint so far, in seconds: the final one must fit too
+        # whether the campaign's end stops the mutant host; a caller that runs mutants after it (kill's shrinking)
+        # sets False and closes the analysis itself
+        self.close_analysis = True
         self._max_reserve = 0.0  # see `_reserve` (set by `run`)
 
     # -- running the original ---------------------------------------------------------
@@ -538,7 +541,7 @@ class Fuzzer:
     def _close(self) -> None:
         """The end of a campaign, however it ends: the last checkpoint, the mutant host closed, `out` unlocked."""
         self.checkpoint(final=True)
-        if self.analysis is not None:
+        if self.analysis is not None and self.close_analysis:
             self.analysis.close()
         if self._lock is not None:
             self._lock.release()

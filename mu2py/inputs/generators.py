@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hypothesis.control import BuildContext
@@ -24,6 +24,7 @@ from hypothesis.internal.conjecture.data import ConjectureData, StopTest
 from hypothesis.internal.conjecture.providers import GLOBAL_CONSTANTS, HypothesisProvider
 from hypothesis.strategies import SearchStrategy
 
+from mu2py.budget import Deadline
 from mu2py.errors import UserError
 from mu2py.inputs.choices import mutate_choice, mutate_within
 from mu2py.inputs.lean import LeanData
@@ -133,6 +134,54 @@ class StrategySource:
         except Exception as exc:  # noqa: BLE001 - e.g. RecursionError on nesting deeper than the recursion limit
             return f"<{type(value).__qualname__} with no repr: {type(exc).__name__}>"
 
+    def shrink(self, choices: Sequence[Choice], keeps: Callable[[Any], bool], *, calls: int,
+               deadline: Deadline = Deadline.never(), seed: int = 0) -> Decoded | None:
+        """The simplest input Hypothesis' shrinker finds, starting from `choices`, for which `keeps(value)` holds.
+
+        None when `choices` themselves do not decode to an input `keeps` accepts.  At most `calls` calls of
+        `keeps` (and none past `deadline`); the best input found by then is returned, never one worse than
+        the start (Hypothesis' shortlex order of choice sequences).  With the same `seed` and no deadline
+        reached, the same start gives the same result.
+        """
+        from hypothesis import HealthCheck, Phase, settings
+        from hypothesis.internal.conjecture.data import Status
+        from hypothesis.internal.conjecture.engine import ConjectureRunner, RunIsComplete
+        from hypothesis.internal.escalation import InterestingOrigin
+        from hypothesis.reporting import with_reporter
+
+        origin = InterestingOrigin.from_exception(_Kept())
+        left = calls
+
+        def test_function(data: ConjectureData) -> None:
+            nonlocal left
+            with BuildContext(data, is_final=False, wrapped_test=_no_test):
+                value = data.draw(self.strategy)
+            if left <= 0 or deadline.expired():
+                # spent: the engine ends the shrink once this call concludes (its own deadline, now past); ending
+                # it from inside the draw instead would leave its record of the strategy inconsistent
+                runner.finish_shrinking_deadline = 0.0
+                return
+            left -= 1
+            if keeps(value):
+                data.mark_interesting(origin)
+
+        runner = ConjectureRunner(test_function, random=random.Random(seed), settings=settings(
+            database=None, deadline=None, phases=[Phase.shrink], suppress_health_check=list(HealthCheck)))
+        try:
+            # the engine reports its deadline as very slow shrinking: not so here, and not for the user's terminal
+            with with_reporter(lambda _: None):
+                start = runner.cached_test_function(tuple(choices))
+                if start.status != Status.INTERESTING:
+                    return None
+                runner.shrink(start, lambda result: result.status == Status.INTERESTING)
+        except RunIsComplete:
+            pass  # the budget, or Hypothesis' own limit on shrinks, ended it: the best so far stands
+        best = runner.interesting_test_cases.get(origin)
+        if best is None:
+            return None
+        # realized choices replay without the rng: decoding them again gives the value the predicate accepted
+        return self.decode(best.choices, random.Random(seed))
+
     def to_bytes(self, choices: Sequence[Choice]) -> bytes:
         """Hypothesis' own serialization of a choice sequence."""
         return choices_to_bytes(tuple(choices))
@@ -143,6 +192,10 @@ class StrategySource:
         if decoded is None:
             raise ValueError("not a serialized choice sequence")
         return tuple(decoded)
+
+
+class _Kept(Exception):
+    """The one interesting origin of `StrategySource.shrink`: the predicate held."""
 
 
 def _shown(value: Any) -> str:

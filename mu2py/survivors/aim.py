@@ -20,7 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mu2py.budget import Budget
+from mu2py.budget import Budget, Deadline
+from mu2py.engine.runs import Status
 from mu2py.errors import UserError
 from mu2py.feedback.focus import FocusedProbe
 from mu2py.mutants.catalog import Program
@@ -32,6 +33,10 @@ from mu2py.testgen.signatures import FunctionSpec
 ASSERTABLE = ("output", "exception", "warning")
 # infecting inputs a mutant survived kept per mutant, as examples for the likely-equivalent list
 EXAMPLES = 3
+# calls of the kill check Hypothesis' shrinker may make per killing input (each runs the original and its mutants)
+SHRINK_CALLS = 150
+# the share of a timed campaign kept for shrinking its killing inputs
+SHRINK_SHARE = 0.15
 
 
 def input_key(value: Any) -> bytes:
@@ -87,7 +92,11 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
         # mutant_share 1: every input runs the aimed mutants it infects, also under a time budget (the timed
         # default runs only mutants no saved input infects, and a survivor is one the suite's inputs infect)
         config = FuzzConfig(trials=trials, seconds=seconds, seed=seed, timeout=timeout, mutant_share=1.0)
-        fuzzer = Fuzzer(target, config, on_progress=on_progress, budget=budget)
+        # the killing inputs are shrunk after the loop, inside the campaign's budget: the loop leaves them a share
+        whole = budget or (Budget(trials, seconds) if seconds is not None else None)
+        fuzzing = Budget(whole.trials, whole.remaining() * (1 - SHRINK_SHARE)) if whole is not None and whole.timed \
+            else budget
+        fuzzer = Fuzzer(target, config, on_progress=on_progress, budget=fuzzing)
     except UserError as exc:
         found.error = str(exc)
         return found
@@ -145,17 +154,64 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
     # counted for this analysis only, on purpose
     analysis.run_original = counted  # type: ignore[method-assign]
     analysis.run_selected = judged  # type: ignore[method-assign]
+    fuzzer.close_analysis = False  # its mutant host stays up for the shrinking below
     try:
-        result = fuzzer.run()
-    except UserError as exc:
-        found.error = str(exc)
-        return found
-    found.trials = result.stats.trials
-    found.inputs = {entry.name: entry.value for entry in result.corpus}
-    for index in aimed:
-        kill = analysis.kills.get(index)
-        if kill is not None:
-            found.kills[ids[index]] = (kill.input, kill.reason.value)
-        elif analysis.executions[index]:
-            found.runs[ids[index]] = analysis.executions[index]
+        try:
+            result = fuzzer.run()
+        except UserError as exc:
+            found.error = str(exc)
+            return found
+        found.trials = result.stats.trials
+        found.inputs = {entry.name: entry.value for entry in result.corpus}
+        for index in aimed:
+            kill = analysis.kills.get(index)
+            if kill is not None:
+                found.kills[ids[index]] = (kill.input, kill.reason.value)
+            elif analysis.executions[index]:
+                found.runs[ids[index]] = analysis.executions[index]
+        deadline = whole.deadline() if whole is not None else Deadline.never()
+        _shrink_kills(found, result.corpus, fuzzer.source, analysis, probed, deadline, seed)
+    finally:
+        analysis.close()
     return found
+
+
+def _shrink_kills(found: Campaign, corpus: list[Any], source: Any, analysis: Any, probed: Callable[..., Any],
+                  deadline: Deadline, seed: int) -> None:
+    """Each input that killed aimed mutants by an assertable reason, replaced in `found` by the simplest input
+    Hypothesis' shrinker finds that still kills every one of them for the same reason (`found.inputs` gains it
+    under its own label; the mutants' kills name it).  Inputs are shrunk in the order they were saved, each while
+    `deadline` allows; a source that cannot shrink (not a Hypothesis strategy) leaves the inputs as they are."""
+    shrink = getattr(source, "shrink", None)
+    if shrink is None:
+        return
+    index_of = {m.id: i for i, m in enumerate(analysis.program.mutants)}
+    by_input: dict[str, dict[int, str]] = {}
+    for mutant_id, (label, reason) in found.kills.items():
+        if reason in ASSERTABLE:
+            by_input.setdefault(label, {})[index_of[mutant_id]] = reason
+    choices = {entry.name: entry.choices for entry in corpus}
+
+    def keeps(killed: dict[int, str]) -> Callable[[Any], bool]:
+        def check(value: Any) -> bool:
+            original, _, _ = probed(value)
+            if original.status is Status.TIMEOUT:
+                return False
+            verdicts = analysis.runner.judge(value, sorted(killed), analysis.mutant_timeout(original),
+                                             differential=analysis.differential, deadline=deadline)
+            return len(verdicts) == len(killed) and all(
+                not v.cut and v.reason is not None and v.reason.value == killed[v.index] for v in verdicts)
+        return check
+
+    for label in sorted(by_input, key=lambda name: list(choices).index(name) if name in choices else len(choices)):
+        if deadline.expired() or label not in choices:
+            break
+        killed = by_input[label]
+        shrunk = shrink(choices[label], keeps(killed), calls=SHRINK_CALLS, deadline=deadline, seed=seed)
+        if shrunk is None or tuple(shrunk.choices) == tuple(choices[label]):
+            continue
+        simpler = f"{label}-shrunk"
+        found.inputs[simpler] = shrunk.value
+        for index in killed:
+            mutant_id = analysis.program.mutants[index].id
+            found.kills[mutant_id] = (simpler, found.kills[mutant_id][1])

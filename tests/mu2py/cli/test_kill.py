@@ -72,6 +72,16 @@ def test_a_mutant_of_an_exception_message_is_killed_by_a_test_matching_it(run, p
     assert message_mutants
 
 
+def test_killing_inputs_are_shrunk_before_they_are_written(run, project):
+    """halve raises ValueError("odd") on odd n, and fuzzing finds some large odd n first: the written test calls it
+    with the simplest odd n Hypothesis' shrinker reaches, 1; clamp's `return low` is killed by x just below 0."""
+    _, report = run
+    stubbed = (project / report["tests"]["kill_pkg.stubbed"]["file"]).read_text()
+    assert "halve(n=1)" in stubbed
+    calc = (project / report["tests"]["kill_pkg.calc"]["file"]).read_text()
+    assert "clamp(x=-1)" in calc
+
+
 def test_written_tests_pass_on_the_original(run, project):
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "out/tests"], cwd=project,
                           capture_output=True, text=True, env=_env(str(project)))
