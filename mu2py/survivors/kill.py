@@ -173,7 +173,7 @@ def _cases(campaign: Campaign, by_id: dict[str, dict[str, Any]]) -> list[KillCas
     saved."""
     from mu2py.engine.runs import Status
     from mu2py.testgen.function_driver import run_original
-    from mu2py.testgen.regression import exception_ref
+    from mu2py.testgen.regression import exception_ref, raised_by
     from mu2py.testgen.render import Case
     from mu2py.testgen.warned import expected_warnings
 
@@ -182,6 +182,7 @@ def _cases(campaign: Campaign, by_id: dict[str, dict[str, Any]]) -> list[KillCas
     for mutant_id, (label, reason) in sorted(campaign.kills.items()):
         if reason in ASSERTABLE and label in campaign.inputs:
             by_input.setdefault(label, []).append(mutant_id)
+    sources = {m.file: m.source for m in campaign.target.copied}
     cases = []
     for label in sorted(by_input):
         value = campaign.inputs[label]
@@ -195,7 +196,9 @@ def _cases(campaign: Campaign, by_id: dict[str, dict[str, Any]]) -> list[KillCas
         if exc is not None:
             ref, module, _ = exception_ref(exc)
             message = str(exc)
-            match = message if message and again is not None and str(again) == message else None
+            # only the package's own words: CPython's wording of the same error changes between versions
+            match = message if message and again is not None and str(again) == message \
+                and raised_by(exc, sources) else None
             case = Case(label, value, raises=ref, raises_module=module, match=match, warns=warns)
         else:
             case = Case(label, value, expected=result.output, warns=warns)

@@ -100,20 +100,24 @@ def function_target(spec: FunctionSpec, messages: bool = False) -> Target:
 
 
 def run_original(target: Target, value: Any) -> tuple[RunResult, BaseException | None]:
-    """Run the original on `value` under ORIGINAL_TIMEOUT; the result and the exception it raised, if any."""
+    """Run the original on `value` under ORIGINAL_TIMEOUT; the result and the exception it raised, if any, with its
+    traceback (`run` drops it; the written tests look at where the exception was raised)."""
     assert target.driver is not None
     fn = target.driver.fn
-    raised: list[BaseException] = []
+    raised: list[tuple[BaseException, types.TracebackType | None]] = []
 
     def call(arguments: Any) -> Any:
         try:
             return fn(arguments)
         except BaseException as exc:  # recorded, then re-raised for run() to classify
-            raised.append(exc)
+            raised.append((exc, exc.__traceback__))
             raise
 
     result = run(call, value, ORIGINAL_TIMEOUT)
-    return result, (raised[-1] if raised and result.status is Status.EXCEPTION else None)
+    if not raised or result.status is not Status.EXCEPTION:
+        return result, None
+    exc, traceback = raised[-1]
+    return result, exc.with_traceback(traceback)
 
 
 def nondeterminism(target: Target, values: list[Any]) -> str | None:

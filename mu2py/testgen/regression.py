@@ -133,6 +133,23 @@ def exception_ref(exc: BaseException) -> tuple[str, str | None, str | None]:
     return class_ref(type(exc), "raises")
 
 
+def raised_by(exc: BaseException, sources: dict[str, str]) -> bool:
+    """Whether `exc` left a `raise` statement of the code under test (`sources`: file -> source text), so its
+    message is the package's own words; False when CPython or a library raised it on the package's behalf (say
+    `int("x")` inside a package function), whose wording a test should not pin."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    source = sources.get(tb.tb_frame.f_code.co_filename)
+    if source is None:
+        return False
+    lines = source.splitlines()
+    line = lines[tb.tb_lineno - 1].lstrip() if 0 < tb.tb_lineno <= len(lines) else ""
+    return line.startswith("raise ") or line == "raise"
+
+
 def class_ref(kind: type, verb: str = "raises") -> tuple[str, str | None, str | None]:
     """Source naming the class `kind` (or its nearest importable base), the module to import, and a note saying
     which base stands for it (`verb` says what the code did with it: raises, warns)."""
