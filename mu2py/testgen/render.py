@@ -6,8 +6,10 @@ to assert (`warned`) goes to the function's `_warns` (or `_raises_warns`) test, 
 them with `pytest.warns` around the call.  Values are
 written as Python literals when `literal` can (its text evaluates back to a value with the
 same text and structure; `float('nan')`-style calls for special floats) in at most
-MAX_LITERAL characters, wrapped to WIDTH columns; otherwise they go to a pickle file next
-to the module when they pickle to at most MAX_STORED bytes.  A case whose value is over
+MAX_LITERAL characters, wrapped to WIDTH columns; else as their own repr where that is a call of
+importable classes or functions on literals which evaluates back to an equal value with the same
+repr (`Version('1.2.3')`, `date(2020, 1, 1)`: see `ModuleWriter.constructed`); otherwise they go
+to a pickle file next to the module when they pickle to at most MAX_STORED bytes.  A case whose value is over
 that bound, or whose output does not survive pickling equal to itself, is left out with a
 comment saying why.  Functions and exception classes are imported with `from module import
 name` (never through a package attribute a re-export may shadow).  The same cases give the
@@ -23,6 +25,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from mu2py.engine.oracle import compare as compare_values
 from mu2py.testgen.signatures import METHOD, SELF, FunctionSpec, Param
 from mu2py.testgen.warned import ExpectedWarning, category_source
 
@@ -196,6 +199,43 @@ class ModuleWriter:
             self.imports[(module, first)] = local
         return local + dot + rest
 
+    def constructed(self, value: Any, *, must_equal: bool) -> str | None:
+        """Source rebuilding `value` from its repr, its callees imported (`ref`), or None.
+
+        Only a repr of at most MAX_LITERAL characters that is calls on literals (`Version('1.2.3')`,
+        `Fraction(1, 3)`, `datetime.date(2020, 1, 1)`), each callee a builtin type or a class or function
+        importable by its own module and name, qualifies; and only when evaluating it gives a value with the
+        same repr, equal to `value` (by `==` when `must_equal`, else also by structure).  The imports are
+        registered only then.
+        """
+        try:
+            text = repr(value)
+        except Exception:  # noqa: BLE001 - a repr that raises gives no source
+            return None
+        if len(text) > MAX_LITERAL or "(" not in text:
+            return None
+        try:
+            tree = ast.parse(text, mode="eval")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        callees = _callees(tree, type(value))
+        if callees is None:
+            return None
+        # evaluated under placeholder names: nothing is imported into the module unless the text round-trips
+        names = {id(node): f"_callee_{k}" for k, node in enumerate(callees)}
+        namespace = {names[id(node)]: obj for node, obj in callees.items()}
+        try:
+            back = eval(compile(_renamed(tree, names), "<repr>", "eval"),  # noqa: S307 - calls resolved above
+                        {"__builtins__": {}}, namespace)
+            same = repr(back) == text and (back == value if must_equal else compare_values(back, value))
+        except Exception:  # noqa: BLE001 - a constructor or __eq__ that raises: not a faithful form
+            return None
+        if same is not True:
+            return None
+        local = {id(node): self.ref(obj.__module__, obj.__qualname__) if obj.__module__ != "builtins"
+                 else obj.__qualname__ for node, obj in callees.items()}
+        return ast.unparse(_renamed(tree, local))
+
     def import_lines(self) -> list[str]:
         """The `from ... import ...` lines, one per module, sorted."""
         names: dict[str, list[str]] = {}
@@ -217,6 +257,9 @@ class ModuleWriter:
         text = as_literal(value)
         if text is not None and len(text) <= MAX_LITERAL:
             return value, None, None
+        built = self.constructed(value, must_equal=must_equal)
+        if built is not None:
+            return NOTHING, built, None
         try:
             data = pickle.dumps(value, protocol=PICKLE_PROTOCOL)
         except Exception:  # noqa: BLE001 - anything unpicklable (lambdas, local classes, open files)
@@ -231,6 +274,73 @@ class ModuleWriter:
                 return NOTHING, None, "does not compare equal to itself once stored"
         self.pickled[label] = value
         return NOTHING, f"_PICKLED[{label!r}]", None
+
+
+_LITERAL_NODES = (ast.Expression, ast.Constant, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.UnaryOp, ast.USub,
+                  ast.UAdd, ast.keyword, ast.Load, ast.Call)
+
+
+def _callees(tree: ast.Expression, kind: type) -> dict[ast.AST, Any] | None:
+    """Per call in `tree` (a repr), the object its callee names, or None when some part is not a call on
+    literals or some callee is not a builtin type or an object importable by its `__module__` and `__qualname__`.
+    A bare name is looked up among the builtins and in the module of `kind` (the value's class); a dotted one
+    from a module already imported."""
+    import builtins
+    import importlib
+    import sys
+
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    callee_parts = {id(part) for call in calls for part in ast.walk(call.func)}
+    for node in ast.walk(tree):
+        if id(node) not in callee_parts and not isinstance(node, _LITERAL_NODES):
+            return None
+    home = sys.modules.get(kind.__module__)
+    found: dict[ast.AST, Any] = {}
+    for call in calls:
+        func = call.func
+        if isinstance(func, ast.Name):
+            obj = getattr(builtins, func.id, None)
+            if not isinstance(obj, type):
+                obj = getattr(home, func.id, None)
+        elif isinstance(func, ast.Attribute):
+            chain: list[str] = []
+            part: ast.AST = func
+            while isinstance(part, ast.Attribute):
+                chain.insert(0, part.attr)
+                part = part.value
+            if not isinstance(part, ast.Name) or part.id not in sys.modules:
+                return None
+            obj = sys.modules[part.id]
+            for attr in chain:
+                obj = getattr(obj, attr, None)
+        else:
+            return None
+        module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+        if not callable(obj) or not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname:
+            return None
+        try:
+            resolved: Any = importlib.import_module(module)
+            for attr in qualname.split("."):
+                resolved = getattr(resolved, attr)
+        except Exception:  # noqa: BLE001 - not importable by its own name: a test could not import it either
+            return None
+        if resolved is not obj:
+            return None
+        found[call.func] = obj
+    return found
+
+
+def _renamed(tree: ast.Expression, names: dict[int, str]) -> ast.Expression:
+    """A copy of `tree` whose callees (keyed by the ids of `tree`'s own callee nodes) are the bare names `names`
+    gives them."""
+    import copy
+
+    renamed = copy.deepcopy(tree)
+    # the copy's nodes are met in the same order as the original's: each copied call takes its original's name
+    for old, new in zip(ast.walk(tree), ast.walk(renamed), strict=True):
+        if isinstance(old, ast.Call) and isinstance(new, ast.Call) and id(old.func) in names:
+            new.func = ast.Name(id=names[id(old.func)], ctx=ast.Load())
+    return ast.fix_missing_locations(renamed)
 
 
 def _args(container: str, params: list[Param], skip: str | None = None) -> str:

@@ -79,3 +79,53 @@ def test_pretty_wraps_and_evaluates_back(value):
     text = pretty(value, 12)
     assert literal(evaluate(text)) == literal(value) and "\n" in text
     assert all(len(line) <= WIDTH for line in text.splitlines()[1:])  # the first line starts at column 12
+
+
+class _Opaque:
+    """No repr of its own: `<... object at 0x...>`."""
+
+
+class _Liar:
+    """A repr that reads as a call but does not rebuild the value."""
+
+    def __init__(self, x: int) -> None:
+        self.x = x
+
+    def __repr__(self) -> str:
+        return "_Liar(1)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Liar) and other.x == self.x
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_a_value_whose_repr_is_a_call_on_literals_is_written_as_that_call() -> None:
+    import datetime
+    import decimal
+    import fractions
+
+    from mu2py.testgen.render import ModuleWriter
+
+    cases = {datetime.date(2020, 1, 2): ("date(2020, 1, 2)", ("datetime", "date")),
+             fractions.Fraction(1, 3): ("Fraction(1, 3)", ("fractions", "Fraction")),
+             decimal.Decimal("1.5"): ("Decimal('1.5')", ("decimal", "Decimal")),
+             frozenset({1, 2}): ("frozenset({1, 2})", None)}
+    for value, (text, imported) in cases.items():
+        mod = ModuleWriter("test_x")
+        written, ref, why = mod.value(value, "case", must_equal=True)
+        assert (ref, why, mod.pickled) == (text, None, {})
+        assert list(mod.imports) == ([imported] if imported else [])
+    # a name already taken in the module is imported under another
+    mod = ModuleWriter("test_x")
+    mod.reserved.add("date")
+    assert mod.constructed(datetime.date(2020, 1, 2), must_equal=True) == "datetime_date(2020, 1, 2)"
+
+
+def test_a_repr_that_does_not_rebuild_the_value_is_pickled_and_imports_nothing() -> None:
+    from mu2py.testgen.render import ModuleWriter
+
+    for value in (_Opaque(), _Liar(2)):
+        mod = ModuleWriter("test_x")
+        _, ref, why = mod.value(value, "case", must_equal=False)
+        assert why is None and ref == "_PICKLED['case']" and mod.imports == {}
