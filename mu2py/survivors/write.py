@@ -20,7 +20,7 @@ from typing import Any
 
 from mu2py.store.atomic import write_atomic
 from mu2py.testgen.render import NOTHING, PICKLE_PROTOCOL, WIDTH, Case, ModuleWriter, literal, pretty
-from mu2py.testgen.signatures import METHOD, SELF, FunctionSpec, Param
+from mu2py.testgen.signatures import CONSTRUCTOR, METHOD, SELF, FunctionSpec, Param
 from mu2py.testgen.warned import match_source, warns_checks, warns_statement
 
 
@@ -94,7 +94,7 @@ def shown_call(spec: FunctionSpec, arguments: dict[str, Any], limit: int = 120) 
             parts.append(text if name in positional else f"{name}={text}")
         return ", ".join(parts)
 
-    head = spec.name
+    head = spec.owner or spec.name if spec.kind == CONSTRUCTOR else spec.name
     if spec.kind == METHOD:
         head = f"{spec.owner}({args(spec.init_params, arguments.get(SELF, {}))}).{spec.attr}"
     text = f"{head}({args(spec.params, arguments)})"
@@ -120,6 +120,8 @@ def _call(kc: KillCase, mod: ModuleWriter, label: str, indent: int) -> tuple[lis
             return f"its instance: {why}"
         setup.append(f"instance = {_joined(mod.ref(spec.module, spec.owner or ''), init, indent)}")
         head = f"instance.{spec.attr}"
+    elif spec.kind == CONSTRUCTOR:
+        head = mod.ref(spec.module, spec.owner or "")
     else:
         head = mod.ref(spec.module, spec.name)
     parts, why = _arguments(mod, spec.params, arguments, label, indent)
@@ -170,6 +172,8 @@ def _test(kc: KillCase, mod: ModuleWriter, label: str, root: Path | None) -> lis
         expected, why = _value(mod, case.expected, f"{label}/expected", 4, must_equal=True)
         if expected is None:
             return f"its output {why}"
+        if kc.spec.kind == CONSTRUCTOR and isinstance(case.expected, dict):
+            expression = f"vars({expression})"  # what the instance holds (`function_driver.instance_state`)
         body += [f"{pad}{line}" for line in setup]
         # nan != nan: a value holding one is compared by repr (plain data only: literals)
         nan = "float('nan')" in (literal(case.expected) or "")

@@ -21,7 +21,7 @@ from mu2py.engine.runs import RunResult, Status, run
 from mu2py.errors import UserError
 from mu2py.target.driver import Driver, import_module
 from mu2py.target.modules import Target, TargetModule, read_module
-from mu2py.testgen.signatures import SELF, FunctionSpec
+from mu2py.testgen.signatures import CONSTRUCTOR, SELF, FunctionSpec
 
 DRIVER_FUNCTION = "drive"
 # seconds the original may take on one input while it is checked for determinism or recorded
@@ -37,19 +37,36 @@ def resolve_key(path: str) -> Callable[[Any], Any]:
     return fn
 
 
+def instance_state(instance: Any) -> Any:
+    """What a constructor's call leaves to compare: a copy of the instance's attributes (`vars`), or the instance
+    itself when it has none (a class with `__slots__` only)."""
+    try:
+        return dict(vars(instance))
+    except TypeError:
+        return instance
+
+
 def bind(module: types.ModuleType, name: str, positional: tuple[str, ...], key: str | None,
-         init_positional: tuple[str, ...] = ()) -> Callable[[Any], Any]:
+         init_positional: tuple[str, ...] = (), construct: bool = False) -> Callable[[Any], Any]:
     """A one-argument driver calling `module.<name>` on an argument dict, through `key` if given.
 
     `name` is a function, or `Class.method`: a class or static method is called on the
     class; an instance method on an instance built from the constructor arguments under
-    SELF (`Class(*init positional values, **other init arguments)`), on every call.
+    SELF (`Class(*init positional values, **other init arguments)`), on every call.  With
+    `construct` (`Class.__init__`) the class itself is called on the arguments, and the output
+    is the state the instance holds after it (`instance_state`): a mutant of `__init__` that
+    builds another instance differs there.
     """
     key_fn = resolve_key(key) if key else None
     owner, _, attr = name.rpartition(".")
 
     def drive(arguments: dict[str, Any]) -> Any:
         # looked up at call time: the function (or class) of this copy of the module
+        if construct:
+            args = [arguments[p] for p in positional]
+            instance = getattr(module, owner)(*args, **{k: v for k, v in arguments.items() if k not in positional})
+            output = instance_state(instance)
+            return key_fn(output) if key_fn is not None else output
         if not owner:
             fn = getattr(module, attr)
         elif SELF in arguments:
@@ -79,7 +96,7 @@ def driver_source(spec: FunctionSpec) -> str:
         "import importlib\n\n"
         "from mu2py.testgen.function_driver import bind\n\n"
         f"{DRIVER_FUNCTION} = bind(importlib.import_module({spec.module!r}), {spec.name!r}, "
-        f"{spec.positional!r}, {spec.key!r}, {spec.init_positional!r})\n"
+        f"{spec.positional!r}, {spec.key!r}, {spec.init_positional!r}, {spec.kind == CONSTRUCTOR!r})\n"
     )
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mu2py.engine.oracle import compare as compare_values
-from mu2py.testgen.signatures import METHOD, SELF, FunctionSpec, Param
+from mu2py.testgen.signatures import CONSTRUCTOR, METHOD, SELF, FunctionSpec, Param
 from mu2py.testgen.warned import ExpectedWarning, category_source
 
 PICKLE_PROTOCOL = 4
@@ -365,6 +365,8 @@ def _call(spec: FunctionSpec, mod: ModuleWriter) -> tuple[list[str], str]:
         owner = mod.ref(spec.module, spec.owner or "")
         setup.append(f"instance = {owner}({_args(f'arguments[{SELF!r}]', spec.init_params)})")
         call = f"instance.{spec.attr}({_args('arguments', spec.params, SELF)})"
+    elif spec.kind == CONSTRUCTOR:
+        call = f"vars({mod.ref(spec.module, spec.owner or '')}({_args('arguments', spec.params)}))"
     else:
         call = f"{mod.ref(spec.module, spec.name)}({_args('arguments', spec.params)})"
     if spec.key:

@@ -60,6 +60,9 @@ class Param:
 
 # how a spec's callable is reached: a module-level function, or an attribute of a public class
 FUNCTION, METHOD, CLASSMETHOD, STATICMETHOD = "function", "method", "classmethod", "staticmethod"
+# a class's `__init__`, fuzzed as the class's construction: `Class(...)` on the drawn arguments, its output what the
+# instance holds after it (`function_driver.instance_state`)
+CONSTRUCTOR = "constructor"
 # the argument-dict key holding a method's constructor arguments (a method's own parameters never use it)
 SELF = "self"
 
@@ -71,7 +74,8 @@ class FunctionSpec:
     Invariant: `strategy` is None exactly when `skipped` is set. A method's `name` is
     `Class.method`; for an instance method (`kind` METHOD) the drawn argument dict holds
     the constructor's arguments under SELF, and the instance is built from them on every
-    call (in the module copy being run), as a generated test builds it.
+    call (in the module copy being run), as a generated test builds it.  A class's `__init__` is kind
+    CONSTRUCTOR: its arguments are the constructor's, and the call builds the instance.
     """
 
     module: str
@@ -299,6 +303,8 @@ def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: boo
         return _finish(spec, _arguments(getattr(cls, attr), override, pool, spec.notes, seeds=seeds,
                                         bound=spec.name))
     init_override = REGISTRY.get(f"{module}.{cls.__name__}")
+    if attr == "__init__":
+        return _constructor(spec, cls, init_override, pool, seeds, built)
     init_notes: list[str] = []
     init = _arguments(cls, init_override, pool, init_notes, hints_of=cls.__init__,  # type: ignore[misc]  # mypy refuses reading __init__ off a class
                       seeds=built.params if built is not None else None)
@@ -318,6 +324,21 @@ def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: boo
     # SELF is drawn first: the instance, then the method's arguments
     return _finish(spec, _arguments(raw, override, pool, spec.notes, drop_first=True,
                                     first={SELF: init_strategy}, seeds=seeds, bound=spec.name))
+
+
+def _constructor(spec: FunctionSpec, cls: type, override: Override | None, pool: dict[str, Any],
+                 seeds: dict[str, Seeded] | None, built: Built | None) -> FunctionSpec:
+    """The spec of `cls.__init__` fuzzed as `cls(...)` (kind CONSTRUCTOR): the constructor's arguments, drawn as a
+    receiver's would be (the suite's constructor calls first, when `built` holds them)."""
+    spec.kind = CONSTRUCTOR
+    found = _arguments(cls, override, pool, spec.notes, hints_of=cls.__init__,  # type: ignore[misc]  # mypy refuses reading __init__ off a class
+                       seeds={**(built.params if built is not None else {}), **(seeds or {})})
+    if isinstance(found, str) and built is not None:
+        found = _as_built(cls, built, found)
+    elif built is not None and not isinstance(found, str):
+        found = found[0], st.one_of(built.strategy, found[1])
+        spec.notes.append(f"arguments {built.how}")
+    return _finish(spec, found)
 
 
 def _as_built(cls: type, built: Built, why: str) -> tuple[list[Param], SearchStrategy[Any]] | str:

@@ -189,6 +189,10 @@ def test_values_without_literals():
     assert literal({"b", "a"}) == "{'a', 'b'}"  # sorted: the same set gives the same text in any process
 
 
+class _Opaque:
+    """A picklable value with neither a literal nor a repr that rebuilds it."""
+
+
 def test_rendered_module_runs_with_positional_only_parameters_and_pickles():
     spec = FunctionSpec("operator", "truediv", params=[Param("a", True, False, "x"), Param("b", True, False, "x")])
     cases = FunctionCases(spec, [Case("id_0", {"a": 1, "b": 2}, expected=0.5),
@@ -196,12 +200,15 @@ def test_rendered_module_runs_with_positional_only_parameters_and_pickles():
                                  Case("id_2", {"a": frozenset({1}), "b": 1}, raises="TypeError"),
                                  Case("id_3", {"a": 1.0, "b": 0.0}, raises="ZeroDivisionError"),
                                  Case("id_4", {"a": math.inf, "b": 1}, expected=math.inf),
-                                 Case("id_5", {"a": math.nan, "b": 1}, expected=math.nan)])
+                                 Case("id_5", {"a": math.nan, "b": 1}, expected=math.nan),
+                                 Case("id_6", {"a": _Opaque(), "b": 1}, raises="TypeError")])
     source, pickled = render("operator", [cases], "mu2py corpus operator:truediv")
     assert "from operator import truediv\n" in source and "actual = truediv(arguments['a'], arguments['b'])" in source
     assert "{'a': float('inf'), 'b': 1}, float('inf'), id='id_4'" in source
     assert "{'a': float('nan'), 'b': 1}, float('nan'), id='id_5'" in source  # nan == nan by repr
-    assert pickled is not None and "_PICKLED['truediv/id_2/arguments']" in source
+    # a repr that is a call on literals is written as that call; one that is not (`<... object at 0x...>`) is pickled
+    assert "pytest.param({'a': frozenset({1}), 'b': 1}, TypeError, id='id_2')" in source
+    assert pickled is not None and "_PICKLED['truediv/id_6/arguments']" in source
     namespace = {"PICKLED": pickled}
     loader = 'pickle.loads((Path(__file__).parent / "test_corpus_operator.pickle").read_bytes())'
     assert loader in source
@@ -211,4 +218,4 @@ def test_rendered_module_runs_with_positional_only_parameters_and_pickles():
         for param in namespace[test].pytestmark[0].args[1]:
             namespace[test](*param.values)
             ran.append(param.id)
-    assert sorted(ran) == ["id_0", "id_1", "id_2", "id_3", "id_4", "id_5"]
+    assert sorted(ran) == ["id_0", "id_1", "id_2", "id_3", "id_4", "id_5", "id_6"]

@@ -1,0 +1,53 @@
+"""`mu2py kill` on a class's `__init__` (tests/data/ctor_sample): fuzzed as the class's construction, its output the
+state the instance holds, so a mutant that builds another instance dies, and a constructor that raises is called
+inside `pytest.raises` itself."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mu2py.survivors.kill import KillOptions, run_kill
+from mu2py.testgen.function_driver import bind, instance_state
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "ctor_sample"
+
+
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("ctor") / "project"
+    shutil.copytree(SAMPLE, root)
+    options = KillOptions(root=root, paths=("acct_pkg",), tests=("tests",), out=root / "out", trials=200, seed=0,
+                          no_cache=True)
+    return run_kill(options, lambda _: None)
+
+
+def test_constructor_mutants_die_by_the_state_the_instance_holds(killed):
+    source = (killed.tests_out / "test_kill_acct_pkg_account.py").read_text()
+    # the suite never looks at `history`: only a test comparing what the constructor left kills its mutants
+    assert "assert vars(Account(owner='bob', balance=5)) == {'owner': 'bob', 'balance': 5, 'history': [5]}" in source
+    # the constructor raising is the call under test: inside pytest.raises, with no instance built before it
+    assert "    with pytest.raises(ValueError, match=" in source and "instance = " not in source
+    after, before = killed.scores["after"]["function_body"], killed.scores["before"]["function_body"]
+    assert after["detected"] >= before["detected"] + 5
+
+
+def test_the_driver_of_a_constructor_outputs_the_instance_s_attributes():
+    import types
+
+    module = types.ModuleType("m")
+
+    class Point:
+        def __init__(self, x, y=0):
+            self.x, self.y = x, y
+
+    class Slotted:
+        __slots__ = ("x",)
+
+        def __init__(self, x):
+            self.x = x
+
+    module.Point, module.Slotted = Point, Slotted
+    assert bind(module, "Point.__init__", (), None, construct=True)({"x": 1}) == {"x": 1, "y": 0}
+    slotted = bind(module, "Slotted.__init__", (), None, construct=True)({"x": 1})
+    assert isinstance(slotted, Slotted) and instance_state(slotted) is slotted
