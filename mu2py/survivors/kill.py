@@ -495,16 +495,18 @@ def aimed_searches(say: Callable[[str], None], campaigns: list[Campaign], eviden
     trials, per_seconds = aimed_budget(options.trials, seconds, len(candidates))
     searches: list[tuple[str, Campaign]] = []
     if candidates:
+        shared = f", sharing {until.remaining():.0f}s" if until.bounded else (
+            f", at most {per_seconds:.2g}s" if per_seconds is not None else "")
         say(Step(f"aiming a search at each of {len(candidates)} likely-equivalent candidates alone ({trials} trials"
-                 + (f", at most {per_seconds:.2g}s" if per_seconds is not None else "") + " each)",
+                 f" each{shared})",
                  "aimed search", 0, len(candidates), "mutants"))
     for n, mutant_id in enumerate(candidates, 1):
         home = max((c for c in campaigns if c.spec is not None and c.error is None),
                    key=lambda c: len(c.survived.get(mutant_id, ())))
         assert home.spec is not None  # a candidate survived some campaign's inputs: that campaign had a spec
-        # under --time, no search runs past `until` (what the steps after keep): the rest share what is left
-        left = until.remaining() / (len(candidates) - n + 1) if until.bounded else None
-        share = per_seconds if left is None else left if per_seconds is None else min(per_seconds, left)
+        # under --time, no search runs past `until` (what the steps after keep), and the candidates left share what
+        # is left evenly: the time a search ends early with (its trials all run) goes to the next ones
+        share = until.remaining() / (len(candidates) - n + 1) if until.bounded else per_seconds
         if share is not None and share < MIN_SEARCH_SECONDS:
             found = Campaign(home.qualname, home.spec, error="the --time budget ended before its search")
         else:

@@ -23,6 +23,9 @@ from mu2py.testgen.render import NOTHING, PICKLE_PROTOCOL, WIDTH, Case, ModuleWr
 from mu2py.testgen.signatures import CONSTRUCTOR, METHOD, SELF, FunctionSpec, Param
 from mu2py.testgen.warned import match_source, warns_checks, warns_statement
 
+# the helper a test of a constructor asserts through (defined in the test module, as `instance_state` computes it)
+ATTRIBUTES = "_attributes"
+
 
 @dataclass
 class KillCase:
@@ -173,7 +176,7 @@ def _test(kc: KillCase, mod: ModuleWriter, label: str, root: Path | None) -> lis
         if expected is None:
             return f"its output {why}"
         if kc.spec.kind == CONSTRUCTOR and isinstance(case.expected, dict):
-            expression = f"vars({expression})"  # what the instance holds (`function_driver.instance_state`)
+            expression = f"{ATTRIBUTES}({expression})"  # what the instance holds (`function_driver.instance_state`)
         body += [f"{pad}{line}" for line in setup]
         # nan != nan: a value holding one is compared by repr (plain data only: literals)
         nan = "float('nan')" in (literal(case.expected) or "")
@@ -199,7 +202,7 @@ def render(module: str, cases: list[KillCase], command: str, root: Path | None =
         base = "test_" + kc.spec.name.replace(".", "_")
         counts[base] = counts.get(base, 0) + 1
         kc.test_name = f"{base}_{counts[base]}"
-    mod.reserved.update(["instance", *(kc.test_name for kc in cases)])
+    mod.reserved.update(["instance", ATTRIBUTES, *(kc.test_name for kc in cases)])
     rendered = Rendered("", None)
     body: list[str] = []
     for kc in cases:
@@ -232,6 +235,10 @@ def render(module: str, cases: list[KillCase], command: str, root: Path | None =
         imports += ["", "# values with no literal form, pickled when the tests were written",
                     f'_PICKLED = pickle.loads((Path(__file__).parent / "{stem}.pickle").read_bytes())']
         rendered.pickled = pickle.dumps(dict(sorted(mod.pickled.items())), protocol=PICKLE_PROTOCOL)
+    if any(ATTRIBUTES + "(" in line for line in body):
+        imports += ["", "", f"def {ATTRIBUTES}(instance):",
+                    '    """What a constructor left: the attributes of `instance`, but functions and methods."""',
+                    "    return {name: value for name, value in vars(instance).items() if not callable(value)}"]
     rendered.source = "\n".join(header + imports + body) + "\n"
     return rendered
 

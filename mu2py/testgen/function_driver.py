@@ -38,12 +38,14 @@ def resolve_key(path: str) -> Callable[[Any], Any]:
 
 
 def instance_state(instance: Any) -> Any:
-    """What a constructor's call leaves to compare: a copy of the instance's attributes (`vars`), or the instance
-    itself when it has none (a class with `__slots__` only)."""
+    """What a constructor's call leaves to compare: the instance's attributes (`vars`) but those holding functions or
+    bound methods (which a test can neither write nor compare), or the instance itself when it has no `__dict__`
+    (a class with `__slots__` only).  The tests `kill` writes assert the same (`write.ATTRIBUTES`)."""
     try:
-        return dict(vars(instance))
+        attributes = vars(instance)
     except TypeError:
         return instance
+    return {name: value for name, value in attributes.items() if not callable(value)}
 
 
 def bind(module: types.ModuleType, name: str, positional: tuple[str, ...], key: str | None,

@@ -25,7 +25,9 @@ def killed(tmp_path_factory):
 def test_constructor_mutants_die_by_the_state_the_instance_holds(killed):
     source = (killed.tests_out / "test_kill_acct_pkg_account.py").read_text()
     # the suite never looks at `history`: only a test comparing what the constructor left kills its mutants
-    assert "assert vars(Account(owner='bob', balance=5)) == {'owner': 'bob', 'balance': 5, 'history': [5]}" in source
+    expected = "{'owner': 'bob', 'balance': 5, 'history': [5]}"
+    assert "_attributes(Account(owner='bob', balance=5))" in source and f" == {expected}" in source
+    assert "def _attributes(instance):" in source
     # the constructor raising is the call under test: inside pytest.raises, with no instance built before it
     assert "    with pytest.raises(ValueError, match=" in source and "instance = " not in source
     after, before = killed.scores["after"]["function_body"], killed.scores["before"]["function_body"]
@@ -49,5 +51,9 @@ def test_the_driver_of_a_constructor_outputs_the_instance_s_attributes():
 
     module.Point, module.Slotted = Point, Slotted
     assert bind(module, "Point.__init__", (), None, construct=True)({"x": 1}) == {"x": 1, "y": 0}
+    # an attribute holding a function or a bound method is left out: a test could neither write nor compare it
+    point = Point(1)
+    point.show = point.__init__
+    assert instance_state(point) == {"x": 1, "y": 0}
     slotted = bind(module, "Slotted.__init__", (), None, construct=True)({"x": 1})
     assert isinstance(slotted, Slotted) and instance_state(slotted) is slotted
