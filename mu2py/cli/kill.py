@@ -95,10 +95,11 @@ def _equivalents(result: KillResult, root: Path, show: int) -> list[str]:
     if searches:
         killed = [s["id"] for s in searches if s["killed"]]
         tested = [i for i in killed if i in set(result.killed_by_tests)]
-        seconds = result.aimed.get("seconds")
+        seconds, shared = result.aimed.get("seconds"), result.aimed.get("shared_seconds")
+        budget = f" each, sharing {shared:.0f}s" if shared is not None else (
+            f", at most {seconds:.2g}s each" if seconds else " each")
         lines.append(f"aimed searches: {len(searches)} likely-equivalent candidates, each fuzzed alone "
-                     f"({result.aimed['trials']} trials" + (f", at most {seconds:.2g}s" if seconds else "")
-                     + f" each): {len(killed)} killed"
+                     f"({result.aimed['trials']} trials{budget}): {len(killed)} killed"
                      + (f", {len(tested)} of them by a written test" if killed else ""))
     if result.likely:
         lines.append(f"likely equivalent ({len(result.likely)}; infected by at least {MIN_INFECTING} distinct inputs, "

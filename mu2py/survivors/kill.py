@@ -494,8 +494,9 @@ def aimed_searches(say: Callable[[str], None], campaigns: list[Campaign], eviden
                         key=lambda i: (-len(evidence[i].survived), -evidence[i].runs, i))
     trials, per_seconds = aimed_budget(options.trials, seconds, len(candidates))
     searches: list[tuple[str, Campaign]] = []
+    shared_seconds = round(until.remaining(), 1) if until.bounded else None
     if candidates:
-        shared = f", sharing {until.remaining():.0f}s" if until.bounded else (
+        shared = f", sharing {shared_seconds:.0f}s" if shared_seconds is not None else (
             f", at most {per_seconds:.2g}s" if per_seconds is not None else "")
         say(Step(f"aiming a search at each of {len(candidates)} likely-equivalent candidates alone ({trials} trials"
                  f" each{shared})",
@@ -520,7 +521,7 @@ def aimed_searches(say: Callable[[str], None], campaigns: list[Campaign], eviden
                                  else "not killed")
         say(Step(f"[{n}/{len(candidates)}] {mutant_id} in {home.qualname}: {found.trials} trials, {status}",
                  "aimed search", n, len(candidates), "mutants"))
-    return searches, {"trials": trials, "seconds": per_seconds, "searches": [
+    return searches, {"trials": trials, "seconds": per_seconds, "shared_seconds": shared_seconds, "searches": [
         {"id": i, "function": c.qualname, "trials": c.trials,
          "killed": c.kills[i][1] if i in c.kills else None, "error": c.error} for i, c in searches]}
 
