@@ -334,6 +334,20 @@ class DaskExecutor:
         [future] = self.client.scatter([value], broadcast=True, hash=False)
         return future
 
+    def on_each_worker(self, fn: Callable[[Any], Any], unit: Any) -> list[Any]:
+        """Start `fn(unit)` once on every worker now, in the worker's own process (as `map_unordered` with `isolate`
+        False runs it), without waiting: the futures, which the caller keeps until it no longer needs the tasks (a
+        released future cancels a task not yet run).  For what each worker should start before the units come."""
+        shipped = tuple(self.shipped.values())
+        futures = []
+        for address in self.client.scheduler_info()["workers"]:
+            if shipped:
+                futures.append(self.client.submit(_shipped_here, shipped, fn, unit, pure=False, workers=[address],
+                                                  allow_other_workers=False))
+            else:
+                futures.append(self.client.submit(fn, unit, pure=False, workers=[address], allow_other_workers=False))
+        return futures
+
     @property
     def dashboard(self) -> str:
         """The Dask dashboard address, to print for people following the run."""

@@ -127,6 +127,7 @@ class ShardedPool:
         self.workers = outer.workers
         self.catalog = catalog
         self._shared: Any = None  # the catalog as sent to the cluster once (a Dask future), for every shard
+        self._warming: list[Any] | None = None  # the tasks starting each worker's hosted worker (see `map_unordered`)
         # the project travels to the workers (`shipping`): they need not see the client's files; an executor that
         # cannot ship trees (a stand-in in tests) runs shards on the client's paths
         self.project: dict[str, str] | None = None
@@ -156,6 +157,12 @@ class ShardedPool:
             payload["catalog"] = self._shared
         if self.project is not None:
             payload["project"] = self.project
+        warm = getattr(self.outer, "on_each_worker", None)
+        if self._warming is None and warm is not None:
+            # every cluster worker starts its hosted worker now (an empty shard starts it and returns): the first
+            # units (the baseline) go to one worker, and the others' start-up (spawn, imports, collecting the suite)
+            # then overlaps it instead of following it, as a local pool's workers all start when it opens
+            self._warming = warm(score_shard, dict(payload, units=[]))
         # score_shard hosts its own worker process on the cluster machine: no second layer of isolation
         for s, results in self.outer.map_unordered(score_shard, [dict(payload, units=u) for u in shards],
                                                    isolate=False):
