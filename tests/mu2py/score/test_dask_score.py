@@ -126,3 +126,30 @@ def test_shards_carry_the_parents_catalog_sent_once() -> None:
     for _ in range(2):
         assert len(list(pool.map_unordered(None, [{"kind": "mutant"}] * 4))) == 4  # type: ignore[arg-type]
     assert outer.shared == [catalog] and {s["catalog"] for s in outer.sent} == {"future"}
+
+
+def test_every_cluster_worker_starts_its_hosted_worker_with_the_first_units() -> None:
+    """The first units (the baseline) go to one worker: the others' start-up must not wait for the mutants."""
+    from mu2py.score.pools import ShardedPool, score_shard
+
+    class Outer:
+        workers = 2
+        order: list[str] = []
+        warmed: list[dict] = []
+
+        def on_each_worker(self, fn, unit):
+            assert fn is score_shard
+            self.order.append("warm")
+            self.warmed.append(unit)
+            return ["future", "future"]
+
+        def map_unordered(self, fn, units, **_):
+            self.order.append("shards")
+            return iter((i, [{"status": "survived"}] * len(u["units"])) for i, u in enumerate(units))
+
+    outer = Outer()
+    pool = ShardedPool(outer, "spec", 1)  # type: ignore[arg-type]
+    for _ in range(2):
+        assert len(list(pool.map_unordered(None, [{"kind": "baseline"}]))) == 1  # type: ignore[arg-type]
+    # once, before the first shards, an empty shard with the same spec for every worker
+    assert outer.order == ["warm", "shards", "shards"] and outer.warmed == [{"spec": "spec", "units": []}]
