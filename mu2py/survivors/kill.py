@@ -387,7 +387,11 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
     say(Step(f"survivors: {grouped.aimed} in {len(grouped.groups)} functions"
              + (f" ({len(grouped.left_out)} at module level, in nested classes or in unnamed lambdas, not aimed at)"
                 if grouped.left_out else ""), "recording seeds"))
-    seeds = record_seeds(str(root), pytest_args, [(g.module, g.function) for g in grouped.groups], sys_path) \
+    # a private function's survivors are aimed at through a public caller first (`callers`): its values are recorded
+    routes = public_routes(grouped.groups)
+    aimed_functions = [(g.module, g.function) for g in grouped.groups]
+    aimed_functions += [(g.module, caller) for g in grouped.groups for caller in routes.get(g.qualname, ())]
+    seeds = record_seeds(str(root), pytest_args, list(dict.fromkeys(aimed_functions)), sys_path) \
         if options.suite_values else None
     phase("seeds")
     alive: dict[str, set[str]] = {}
@@ -407,18 +411,38 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
              "functions"))
     campaigns: list[Campaign] = []
     notes: list[str] = []
+    through: set[str] = set()  # the public callers already fuzzed (each once)
     for n, (group, trials) in enumerate(zip(grouped.groups, per_trials, strict=True), 1):
         until = None if seconds is None else start + span * n / len(grouped.groups)
-        campaign = _aim_one(group, trials, until, options, seeds, alive)
-        campaigns.append(campaign)
-        alive[group.module] -= set(campaign.kills)
-        status = campaign.error or (f"{campaign.trials} trials, killed {len(campaign.kills)} "
-                                    f"({sum(1 for m in group.mutants if m['id'] in campaign.kills)}"
-                                    f"/{len(group.mutants)} of its own survivors)")
-        say(Step(f"[{n}/{len(grouped.groups)}] {group.qualname}: {status}", "fuzzing", n, len(grouped.groups),
-                 "functions"))
-        if campaign.error:
-            notes.append(f"{group.qualname}: not fuzzed, {campaign.error}")
+        begin = budget_clock()
+        ran: list[Campaign] = []
+        for caller in routes.get(group.qualname, ()):
+            if f"{group.module}.{caller}" in through:
+                continue
+            through.add(f"{group.module}.{caller}")
+            # the caller takes half the group's slot; the helper itself, what the caller left alive, the rest
+            half = None if until is None else begin + (until - begin) / 2
+            campaign = _aim_one(group, None if trials is None else max(1, trials // 2), half, options, seeds, alive,
+                                function=caller)
+            if campaign.error is not None:
+                continue  # this caller cannot be fuzzed (no way to draw its arguments): the next one, or the helper
+            ran.append(campaign)
+            alive[group.module] -= set(campaign.kills)
+            trials = None if trials is None else max(1, trials - trials // 2)
+            break
+        if not ran or any(m["id"] in alive[group.module] for m in group.mutants):
+            ran.append(_aim_one(group, trials, until, options, seeds, alive))
+            alive[group.module] -= set(ran[-1].kills)
+        campaigns += ran
+        for campaign in ran:
+            status = campaign.error or (f"{campaign.trials} trials, killed {len(campaign.kills)} "
+                                        f"({sum(1 for m in group.mutants if m['id'] in campaign.kills)}"
+                                        f"/{len(group.mutants)} of its own survivors)")
+            via = f" through {campaign.qualname}" if campaign.qualname != group.qualname else ""
+            say(Step(f"[{n}/{len(grouped.groups)}] {group.qualname}{via}: {status}", "fuzzing", n,
+                     len(grouped.groups), "functions"))
+            if campaign.error:
+                notes.append(f"{campaign.qualname}: not fuzzed, {campaign.error}")
     phase("fuzz")
     evidence = gather(campaigns)
     aimed_ids = [m["id"] for g in grouped.groups for m in g.mutants]
@@ -532,22 +556,41 @@ def _stem(module: str) -> str:
     return file_stem(module)
 
 
+def public_routes(groups: list[Group]) -> dict[str, list[str]]:
+    """Per group of a private function (by qualname), the public callers of its module it can be aimed through
+    (`callers.public_callers`), nearest first; groups with none are absent."""
+    from mu2py.survivors.callers import is_public, public_callers
+    from mu2py.survivors.survivors import parsed
+
+    routes: dict[str, list[str]] = {}
+    for group in groups:
+        if is_public(group.function) or not group.mutants:
+            continue
+        tree = parsed(group.mutants[0]["file"])
+        callers = public_callers(tree, group.function) if tree is not None else []
+        if callers:
+            routes[group.qualname] = callers
+    return routes
+
+
 def _aim_one(group: Group, trials: int | None, until: float | None, options: KillOptions,
-             seeds: SuiteValues | None, alive: dict[str, set[str]]) -> Campaign:
-    """Infer `group`'s function's driver (with the suite's values as seeds, its receivers built as the suite builds
-    them) and fuzz it at the module's survivors, until `until` on the budget clock under --time (inferring and
-    loading it included)."""
+             seeds: SuiteValues | None, alive: dict[str, set[str]], function: str | None = None) -> Campaign:
+    """Infer the driver of `group`'s function, or of `function` of its module (a public caller), with the suite's
+    values as seeds (its receivers built as the suite builds them), and fuzz it at the module's survivors, until
+    `until` on the budget clock under --time (inferring and loading it included)."""
     from mu2py.survivors.aim import aim
     from mu2py.testgen.seeds import infer_seeded
 
     budget = None if until is None else Budget(None, max(until - budget_clock(), 0.0))
 
+    name = function or group.function
+    qualname = f"{group.module}.{name}"
     try:
-        spec = infer_seeded(seeds, group.module, group.function)
+        spec = infer_seeded(seeds, group.module, name)
     except (UserError, AttributeError) as exc:
-        return Campaign(group.qualname, error=f"cannot be called: {exc}")
+        return Campaign(qualname, error=f"cannot be called: {exc}")
     if spec.skipped:
-        return Campaign(group.qualname, spec, error=spec.skipped)
+        return Campaign(qualname, spec, error=spec.skipped)
     return aim(spec, set(alive[group.module]), trials, budget.seconds if budget else None, options.seed,
                options.timeout, budget=budget)
 

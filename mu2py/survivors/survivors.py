@@ -61,7 +61,8 @@ def function_of_scope(scope: str) -> str | None:
     return ".".join(parts)
 
 
-def _parse(file: str) -> ast.Module | None:
+def parsed(file: str) -> ast.Module | None:
+    """The module in `file`, parsed; None when it cannot be read or parsed."""
     try:
         return ast.parse(Path(file).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
@@ -124,7 +125,7 @@ def definition_lines(file: str) -> list[tuple[int, int, str]]:
     """(first line, last line of the signature, `func` or `Class.method`) of every def of a module, top level
     and in top-level classes, and of every lambda bound to a name there: where its defaults and annotations
     are written."""
-    tree = _parse(file)
+    tree = parsed(file)
     return _definitions(tree) if tree is not None else []
 
 
@@ -194,7 +195,7 @@ def group_survivors(report: dict[str, Any]) -> Groups:
         if entry["status"] not in UNDETECTED:
             continue
         if entry["file"] not in trees:
-            trees[entry["file"]] = _parse(entry["file"])
+            trees[entry["file"]] = parsed(entry["file"])
         tree = trees[entry["file"]]
         if entry["at_import"]:
             defs = lines.setdefault(entry["file"], _definitions(tree) if tree is not None else [])

@@ -1,7 +1,8 @@
 """`mu2py kill` on a class's `__init__` (tests/data/ctor_sample): fuzzed as the class's construction, its output the
 state the instance holds, so a mutant that builds another instance dies, and a constructor that raises is called
-inside `pytest.raises` itself."""
+inside `pytest.raises` itself; and on a private helper, aimed at through the public method that calls it."""
 
+import re
 import shutil
 from pathlib import Path
 
@@ -29,7 +30,8 @@ def test_constructor_mutants_die_by_the_state_the_instance_holds(killed):
     assert "_attributes(Account(owner='bob', balance=5))" in source and f" == {expected}" in source
     assert "def _attributes(instance):" in source
     # the constructor raising is the call under test: inside pytest.raises, with no instance built before it
-    assert "    with pytest.raises(ValueError, match=" in source and "instance = " not in source
+    raising = r"    with pytest.raises\(ValueError, match=.*\n        Account\(owner=.*, balance=-\d+\)\n"
+    assert re.search(raising, source)
     after, before = killed.scores["after"]["function_body"], killed.scores["before"]["function_body"]
     assert after["detected"] >= before["detected"] + 5
 
@@ -57,3 +59,11 @@ def test_the_driver_of_a_constructor_outputs_the_instance_s_attributes():
     assert instance_state(point) == {"x": 1, "y": 0}
     slotted = bind(module, "Slotted.__init__", (), None, construct=True)({"x": 1})
     assert isinstance(slotted, Slotted) and instance_state(slotted) is slotted
+
+
+def test_a_private_helper_is_tested_through_the_public_method_calling_it(killed):
+    source = (killed.tests_out / "test_kill_acct_pkg_account.py").read_text()
+    # `_fee` is only reached from `Account.deposit`: the written tests call deposit on an account, never the helper
+    assert "instance.deposit(amount=" in source and "from acct_pkg.account import Account\n" in source
+    assert not re.search(r"^ +(assert |actual = )?_fee\(", source, re.MULTILINE)  # no test calls the helper
+    assert len([m for m in killed.killed_by_tests if m.startswith("acct_pkg.account:5:")]) >= 5

@@ -1,4 +1,8 @@
-"""An account whose constructor checks and normalises what it is given."""
+"""An account whose constructor checks and normalises what it is given, and whose deposits pay a private fee."""
+
+
+def _fee(amount):
+    return amount // 100 if amount > 1000 else 0
 
 
 class Account:
@@ -10,5 +14,5 @@ class Account:
         self.history = [balance] if balance else []
 
     def deposit(self, amount):
-        self.balance += amount
+        self.balance += amount - _fee(amount)
         return self.balance
