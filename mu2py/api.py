@@ -629,7 +629,7 @@ def corpus(package: str, *, trials: int | None = None, time: str | None = None, 
     fuzzing them, writing and scoring the tests all fit in it), split evenly between the functions. The tests go to
     `tests_out` (default `OUT/tests`), the campaigns and `report.json` to `out`; `suite` (the package's own test
     paths) is scored alone and with the written tests, and the values it passes and the instances it builds seed
-    the fuzzing (without `suite`: the suite `[tool.mu2py] tests` or pytest's testpaths name, if any, seeds it).
+    the fuzzing (without `suite`: `[tool.mu2py] tests`, else what a plain `pytest` collects there, seeds it).
     `progress` gets each step (a `mu2py.steps.Step`; the first and the one after writing carry the functions found
     and their outcomes: `mu2py.testgen.corpus.Found`, `Written`).
     """

@@ -170,7 +170,7 @@ def add_corpus_command(sub: Any) -> None:
     p.add_argument("--strategies", metavar="MODULE", help="module registering strategies with strategy_for")
     p.add_argument("--suite", nargs="+", metavar="TESTS",
                    help="the package's own tests: the values they pass seed the fuzzing; scored alone and with "
-                        "ours (default: [tool.mu2py] tests, else pytest's testpaths, for the values only)")
+                        "ours (default: [tool.mu2py] tests, else what a plain pytest collects, for the values only)")
     p.add_argument("--no-score", action="store_true", help="do not score the tests by mutation")
     p.add_argument("--no-constants", action="store_true",
                    help="draw str and int arguments from their types only, not also from the module's literals")

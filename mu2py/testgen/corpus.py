@@ -205,8 +205,9 @@ def _suite_values(options: CorpusOptions, specs: list[Any], seconds: float | Non
                   progress: Callable[[str], None]) -> SuiteValues | None:
     """The values the package's suite passes to the functions of `specs` and the instances it builds, recorded as
     `mu2py kill` records them (`seeds.record_seeds`), from the working directory: the suite is `--suite`, else
-    `[tool.mu2py] tests`, else pytest's testpaths (`seeds.corpus_suite`); None, said in one progress line, when
-    there is none or it gives nothing.  Under --time the recording may take SUITE_SHARE of the budget."""
+    `[tool.mu2py] tests`, else what a plain `pytest` there finds (`seeds.corpus_suite`); None, said in one
+    progress line, when there is none or it gives nothing.  Under --time the recording may take SUITE_SHARE of the
+    budget."""
     from mu2py.testgen.seeds import RECORD_TIMEOUT, corpus_suite, record_seeds
 
     root = Path.cwd()
@@ -214,7 +215,7 @@ def _suite_values(options: CorpusOptions, specs: list[Any], seconds: float | Non
     timeout = RECORD_TIMEOUT if seconds is None else max(seconds * SUITE_SHARE, 1.0)
     how = "the suite"
     try:
-        args, auto, how = corpus_suite(root, options.suite)
+        args, auto, how = corpus_suite(root, options.suite, options.out)
         values = record_seeds(str(root), args, [(s.module, s.name) for s in specs], _sys_path(specs), auto=auto,
                               timeout=timeout)
     except UserError as exc:
