@@ -316,8 +316,9 @@ def _write_verified(tests_out: Path, by_module: dict[str, list[Any]], command: s
 
 
 def union(scores: list[dict[str, Any]]) -> dict[str, int] | None:
-    """What the generated tests and the suite detect, each alone, together (None unless both were scored)."""
-    by = {s["tests"]: s for s in scores if "error" not in s}
+    """What the generated tests and the suite detect, each alone, together (None unless both were scored whole: a
+    score the --time budget cut counts fewer mutants, and its "only by the other" would overstate)."""
+    by = {s["tests"]: s for s in scores if "error" not in s and not s.get("cut_by_budget")}
     if "generated" not in by or "suite" not in by:
         return None
     generated, suite = set(by["generated"]["detected_ids"]), set(by["suite"]["detected_ids"])

@@ -94,3 +94,13 @@ def test_without_a_config_the_suite_is_what_pytest_collects_there_and_an_explici
     assert "the suite's values (--suite tests: tests) seed 1 of 1 functions" in lines
     assert given.outcomes[AREA].own_killed == result.outcomes[AREA].own_killed
     assert "--suite tests" in given.report["command"]
+
+
+def test_no_union_of_scores_the_budget_cut():
+    from mu2py.testgen.corpus import union
+
+    generated = {"tests": "generated", "detected_ids": ["a", "b"], "total": 3}
+    suite = {"tests": "suite", "detected_ids": ["b", "c"], "total": 3}
+    assert union([generated, suite]) == {"detected": 3, "only_generated": 1, "only_suite": 1, "total": 3}
+    # the suite's score cut by the --time budget: its "0 only by the suite" would be no finding
+    assert union([generated, dict(suite, detected_ids=[], cut_by_budget=3)]) is None
