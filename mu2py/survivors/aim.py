@@ -203,8 +203,8 @@ def _shrink_kills(found: Campaign, corpus: list[Any], source: Any, analysis: Any
                 not v.cut and v.reason is not None and v.reason.value == killed[v.index] for v in verdicts)
         return check
 
-    for label in sorted(by_input, key=lambda name: list(choices).index(name) if name in choices else len(choices)):
-        if deadline.expired() or label not in choices:
+    for label in [name for name in choices if name in by_input]:  # in the order the inputs were saved
+        if deadline.expired():
             break
         killed = by_input[label]
         shrunk = shrink(choices[label], keeps(killed), calls=SHRINK_CALLS, deadline=deadline, seed=seed)
