@@ -366,9 +366,13 @@ def run_corpus(options: CorpusOptions, progress: Callable[[str], None]) -> Corpu
     phase("fuzz")
     progress(Step("writing and verifying tests", "writing and verifying tests"))
     by_module: dict[str, list[Any]] = {}
+    # recording may take half of what the fuzzing left (an input the original hangs on would take ORIGINAL_TIMEOUT
+    # each); writing, verifying and scoring the tests the rest
+    recording = budget.deadline().sooner_by(budget.remaining() / 2) if budget.timed else budget.deadline()
     for spec in chosen:
         if not outcomes[spec.qualname].error:
-            by_module.setdefault(spec.module, []).append(record(spec, function_folder(options.out, spec.qualname)))
+            by_module.setdefault(spec.module, []).append(record(spec, function_folder(options.out, spec.qualname),
+                                                                recording))
     phase("record")
     command = command_line(options)
     files = _write_verified(tests_out, by_module, command, sys_path, progress)

@@ -118,8 +118,9 @@ def function_target(spec: FunctionSpec, messages: bool = False) -> Target:
     return Target(driver=driver, driver_module=info, modules=(module,), prefixes=(spec.module,))
 
 
-def run_original(target: Target, value: Any) -> tuple[RunResult, BaseException | None]:
-    """Run the original on `value` under ORIGINAL_TIMEOUT; the result and the exception it raised, if any, with its
+def run_original(target: Target, value: Any,
+                 timeout: float = ORIGINAL_TIMEOUT) -> tuple[RunResult, BaseException | None]:
+    """Run the original on `value` under `timeout`; the result and the exception it raised, if any, with its
     traceback (`run` drops it; the written tests look at where the exception was raised)."""
     assert target.driver is not None
     fn = target.driver.fn
@@ -132,7 +133,7 @@ def run_original(target: Target, value: Any) -> tuple[RunResult, BaseException |
             raised.append((exc, exc.__traceback__))
             raise
 
-    result = run(call, value, ORIGINAL_TIMEOUT)
+    result = run(call, value, timeout)
     if not raised or result.status is not Status.EXCEPTION:
         return result, None
     exc, traceback = raised[-1]

@@ -170,12 +170,15 @@ def class_ref(kind: type, verb: str = "raises") -> tuple[str, str | None, str | 
     return "BaseException", None, None
 
 
-def record(spec: Any, folder: Path) -> Any:
-    """Replay the saved inputs of one function (corpus, then failures) on the original; one case per input."""
+def record(spec: Any, folder: Path, deadline: Deadline = Deadline.never()) -> Any:
+    """Replay the saved inputs of one function (corpus, then failures) on the original; one case per input.
+
+    No run outlasts `deadline` (a --time budget's share for recording): an input the original hangs on costs
+    what is left of it at most, and the inputs not replayed by then are left out, with a note."""
     from mu2py.engine.runs import Status
     from mu2py.inputs.generators import StrategySource
     from mu2py.store.corpus import Corpus
-    from mu2py.testgen.function_driver import function_target, run_original
+    from mu2py.testgen.function_driver import ORIGINAL_TIMEOUT, function_target, run_original
     from mu2py.testgen.render import Case, FunctionCases
     from mu2py.testgen.warned import expected_warnings
 
@@ -187,7 +190,11 @@ def record(spec: Any, folder: Path) -> Any:
     for path in sorted((folder / "failures").glob("failure_*.bin")):
         saved.append((path.stem, source.from_bytes(path.read_bytes())))
     seen: set[str] = set()
-    for name, choices in saved:
+    for position, (name, choices) in enumerate(saved):
+        timeout = deadline.clip(ORIGINAL_TIMEOUT)
+        if deadline.expired():
+            found.notes.append(f"{len(saved) - position} inputs not recorded: the --time budget ended first")
+            break
         decoded = source.decode(choices, random.Random(0))
         if decoded is None:
             found.notes.append(f"{name}: no longer decodes to an input (strategy changed?)")
@@ -198,13 +205,14 @@ def record(spec: Any, folder: Path) -> Any:
         if text in seen:
             continue
         seen.add(text)
-        result, exc = run_original(target, decoded.value)
+        result, exc = run_original(target, decoded.value, timeout or ORIGINAL_TIMEOUT)
         if result.status is Status.TIMEOUT:
             found.notes.append(f"{name}: the original timed out")
             continue
         # the warnings asserted are those a second run emits too (`warned.expected_warnings`)
-        warns, warn_notes = expected_warnings(result, run_original(target, decoded.value)[0]) if result.warnings \
-            else ((), [])
+        warns, warn_notes = expected_warnings(result, run_original(target, decoded.value,
+                                                                   timeout or ORIGINAL_TIMEOUT)[0]) \
+            if result.warnings else ((), [])
         found.notes += [f"{name}: {note}" for note in warn_notes]
         if exc is not None:
             ref, module, note = exception_ref(exc)

@@ -59,3 +59,32 @@ def test_only_a_raise_statement_of_the_code_under_test_is_its_own_words(module, 
 def test_code_not_under_test_is_not_the_package(module) -> None:
     assert not raised_by(_raised(module["checked"], -1), {"/elsewhere.py": SOURCE})
     assert not raised_by(ValueError("never raised"), {FILE: SOURCE})
+
+
+def test_record_replays_the_saved_inputs_until_its_deadline(tmp_path, monkeypatch) -> None:
+    import random
+    import sys
+    from pathlib import Path
+
+    from mu2py.budget import Deadline
+    from mu2py.inputs.generators import StrategySource
+    from mu2py.store.corpus import Corpus, Entry
+    from mu2py.testgen.regression import record
+    from mu2py.testgen.signatures import infer_named
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "data" / "kill_sample"))
+    spec = infer_named("kill_pkg.calc", "clamp")
+    source = StrategySource(spec.strategy)
+    corpus = Corpus(source, tmp_path / "corpus")
+    rng = random.Random(0)
+    for n in range(3):
+        decoded = source.decode((), rng)
+        corpus.add(Entry(name=f"id_{n}", choices=decoded.choices, size=0, value=decoded.value))
+    try:
+        assert len(record(spec, tmp_path).cases) == 3
+        # the budget's share for recording already spent: nothing replayed, and a note says how many were not
+        cut = record(spec, tmp_path, Deadline.after(0.0))
+        assert cut.cases == [] and cut.notes == ["3 inputs not recorded: the --time budget ended first"]
+    finally:
+        for name in [m for m in sys.modules if m == "kill_pkg" or m.startswith("kill_pkg.")]:
+            del sys.modules[name]
