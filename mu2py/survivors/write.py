@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mu2py.store.atomic import write_atomic
+from mu2py.testgen.function_driver import CallableAttribute
 from mu2py.testgen.render import NOTHING, PICKLE_PROTOCOL, WIDTH, Case, ModuleWriter, literal, pretty
 from mu2py.testgen.signatures import CONSTRUCTOR, METHOD, SELF, FunctionSpec, Param
 from mu2py.testgen.warned import match_source, warns_checks, warns_statement
@@ -172,7 +173,11 @@ def _test(kc: KillCase, mod: ModuleWriter, label: str, root: Path | None) -> lis
         if isinstance(call, str):
             return call
         setup, expression = call
-        expected, why = _value(mod, case.expected, f"{label}/expected", 4, must_equal=True)
+        shown = case.expected
+        if kc.spec.kind == CONSTRUCTOR and isinstance(shown, dict):
+            # the attributes holding callables: compared while fuzzing, never asserted (`_attributes` leaves them out)
+            shown = {k: v for k, v in shown.items() if not isinstance(v, CallableAttribute)}
+        expected, why = _value(mod, shown, f"{label}/expected", 4, must_equal=True)
         if expected is None:
             return f"its output {why}"
         if kc.spec.kind == CONSTRUCTOR and isinstance(case.expected, dict):

@@ -10,9 +10,11 @@ module is mutated; the driver never is.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import types
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mu2py.engine.copies import compile_module
@@ -37,15 +39,42 @@ def resolve_key(path: str) -> Callable[[Any], Any]:
     return fn
 
 
+@dataclass(frozen=True)
+class CallableAttribute:
+    """An attribute holding a function, bound method or other callable, as the oracle compares it: its name, and
+    what it closes over or is bound with (reprs without addresses).  A test cannot write or compare a callable, so
+    written tests leave these out (`write.ATTRIBUTES`): a mutant seen only here is killed by fuzzing with no test
+    kept, never listed as likely equivalent."""
+
+    qualname: str
+    captured: tuple[str, ...]
+
+
+def _callable_attribute(value: Any) -> CallableAttribute:
+    qualname = getattr(value, "__qualname__", None) or type(value).__qualname__
+    captured: list[str] = []
+    target = getattr(value, "__func__", value)  # a bound method: its function, and the object it is bound to
+    if target is not value:
+        captured.append(identity_free_repr(getattr(value, "__self__", None)))
+    for cell in getattr(target, "__closure__", None) or ():
+        try:
+            captured.append(identity_free_repr(cell.cell_contents))
+        except ValueError:  # an empty cell
+            captured.append("<empty>")
+    captured += [identity_free_repr(v) for v in (getattr(target, "__defaults__", None) or ())]
+    if isinstance(value, functools.partial):
+        captured += [identity_free_repr(value.func), identity_free_repr(value.args), identity_free_repr(value.keywords)]
+    return CallableAttribute(str(qualname), tuple(captured))
+
+
 def instance_state(instance: Any) -> Any:
-    """What a constructor's call leaves to compare: the instance's attributes (`vars`) but those holding functions or
-    bound methods (which a test can neither write nor compare), or the instance itself when it has no `__dict__`
-    (a class with `__slots__` only).  The tests `kill` writes assert the same (`write.ATTRIBUTES`)."""
+    """What a constructor's call leaves to compare: the instance's attributes (`vars`), those holding callables as
+    `CallableAttribute`s, or the instance itself when it has no `__dict__` (a class with `__slots__` only)."""
     try:
         attributes = vars(instance)
     except TypeError:
         return instance
-    return {name: value for name, value in attributes.items() if not callable(value)}
+    return {name: _callable_attribute(value) if callable(value) else value for name, value in attributes.items()}
 
 
 def bind(module: types.ModuleType, name: str, positional: tuple[str, ...], key: str | None,
