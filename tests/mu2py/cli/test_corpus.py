@@ -96,6 +96,8 @@ def test_same_seed_same_tests_with_workers(text_run, project):
         assert (project / "out_a" / "tests" / name).read_bytes() == (project / "out_b" / "tests" / name).read_bytes()
 
 
+@pytest.mark.skipif(sys.version_info < (3, 13), reason="the package suite scored once, on 3.13: CI's time (the 3.11 "
+                    "suite runs kill end to end on kill_sample instead)")
 def test_scores_with_the_package_suite(project):
     proc = _corpus(project, "sample_pkg.extra", "--strategies", "corpus_strategies", "--trials", "60",
                    "--out", "out_c", "--tests-out", "generated", "--suite", "tests")
