@@ -175,4 +175,4 @@ def add_corpus_command(sub: Any) -> None:
     p.add_argument("--no-constants", action="store_true",
                    help="draw str and int arguments from their types only, not also from the module's literals")
     p.add_argument("--timeout", type=float, help="seconds a mutant may run on one input (default: 20x original)")
-    p.set_defaults(run=_corpus)
+    p.set_defaults(run=_corpus, own_stdout=True)

@@ -127,6 +127,10 @@ def _score_report(spec: Any, workers: int, cache: Path | None, deadline: Deadlin
 
 
 MIN_SEARCH_SECONDS = 0.1  # an aimed search given less than this (the budget's end is near) is not started
+# under --time, a function's campaign given less than this is not started (inferring its driver and starting its
+# mutant host take about that), and with less than MIN_FUZZ_SECONDS left after the first score none is
+MIN_CAMPAIGN_SECONDS = 0.2
+MIN_FUZZ_SECONDS = 5.0
 
 
 def after_fuzzing(before_seconds: float, survivors: int) -> float:
@@ -392,8 +396,11 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
     routes = public_routes(grouped.groups)
     aimed_functions = [(g.module, g.function) for g in grouped.groups]
     aimed_functions += [(g.module, caller) for g in grouped.groups for caller in routes.get(g.qualname, ())]
+    kept_after = after_fuzzing(phases["score before"], grouped.aimed)
+    # the first score may have taken the whole --time budget (a slow suite): then nothing more is started
+    spent = seconds is not None and deadline.remaining() < MIN_FUZZ_SECONDS
     seeds = record_seeds(str(root), pytest_args, list(dict.fromkeys(aimed_functions)), sys_path) \
-        if options.suite_values else None
+        if options.suite_values and not spent else None
     phase("seeds")
     alive: dict[str, set[str]] = {}
     for g in grouped.groups:
@@ -401,7 +408,6 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
     per_trials, _ = split_budget(options.trials, seconds, len(grouped.groups), 1)
     # under --time the functions share what the steps before left, less what the steps after keep: function k of n
     # fuzzes until k/n of that span (a function that ends early leaves its time to the next)
-    kept_after = after_fuzzing(phases["score before"], grouped.aimed)
     # the searches aimed at likely-equivalent candidates come between the fuzzing and the steps after it: their
     # share of the budget is kept too (`equivalents.AIMED_SHARE`)
     aimed_share = AIMED_SHARE * seconds if seconds is not None else 0.0
@@ -416,6 +422,14 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
     for n, (group, trials) in enumerate(zip(grouped.groups, per_trials, strict=True), 1):
         until = None if seconds is None else start + span * n / len(grouped.groups)
         begin = budget_clock()
+        if spent or (until is not None and until - begin < MIN_CAMPAIGN_SECONDS):
+            # its share is gone (the first score took the budget): no driver is inferred, no mutant host started
+            campaign = Campaign(group.qualname, error="the --time budget ended before its turn")
+            campaigns.append(campaign)
+            notes.append(f"{group.qualname}: not fuzzed, {campaign.error}")
+            say(Step(f"[{n}/{len(grouped.groups)}] {group.qualname}: {campaign.error}", "fuzzing", n,
+                     len(grouped.groups), "functions"))
+            continue
         ran: list[Campaign] = []
         for caller in routes.get(group.qualname, ()):
             if f"{group.module}.{caller}" in through:

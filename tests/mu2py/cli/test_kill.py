@@ -195,3 +195,13 @@ def test_errors(tmp_path):
     (strong / "strong_pkg" / "inc.py").write_text("raise RuntimeError('no import')\n\ndef inc(x):\n    return x\n")
     proc = _kill(strong, "--paths", "strong_pkg", "--tests", "test_inc.py", "--trials", "10", code=2)
     assert proc.stderr.startswith("mu2py: error:") and "Traceback" not in proc.stderr
+
+
+def test_a_budget_the_first_score_takes_starts_no_campaign(project, tmp_path):
+    """Under --time 3s the first score leaves less than kill's minimum for fuzzing: every function is noted as not
+    fuzzed, none starts a campaign (each would overrun the budget starting its mutant host)."""
+    root = tmp_path / "project"
+    shutil.copytree(KILL_SAMPLE, root)
+    proc = _kill(root, "--paths", "kill_pkg", "--tests", "tests", "--time", "3s", "--seed", "1", "--out", "out")
+    assert "the --time budget ended before its turn" in proc.stdout
+    assert " trials, killed " not in proc.stdout
