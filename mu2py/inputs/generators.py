@@ -144,7 +144,7 @@ class StrategySource:
         reached, the same start gives the same result.
         """
         from hypothesis import HealthCheck, Phase, settings
-        from hypothesis.internal.conjecture.data import Status
+        from hypothesis.internal.conjecture.data import ConjectureResult, Status
         from hypothesis.internal.conjecture.engine import ConjectureRunner, RunIsComplete
         from hypothesis.internal.escalation import InterestingOrigin
         from hypothesis.reporting import with_reporter
@@ -171,7 +171,7 @@ class StrategySource:
             # the engine reports its deadline as very slow shrinking: not so here, and not for the user's terminal
             with with_reporter(lambda _: None):
                 start = runner.cached_test_function(tuple(choices))
-                if start.status != Status.INTERESTING:
+                if start.status != Status.INTERESTING or not isinstance(start, ConjectureResult):
                     return None
                 runner.shrink(start, lambda result: result.status == Status.INTERESTING)
         except RunIsComplete:

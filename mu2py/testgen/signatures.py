@@ -326,7 +326,7 @@ def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: boo
                                     first={SELF: init_strategy}, seeds=seeds, bound=spec.name))
 
 
-def _constructor(spec: FunctionSpec, cls: type, override: Override | None, pool: dict[str, Any],
+def _constructor(spec: FunctionSpec, cls: type, override: Override | None, pool: dict[type, tuple[Any, ...]],
                  seeds: dict[str, Seeded] | None, built: Built | None) -> FunctionSpec:
     """The spec of `cls.__init__` fuzzed as `cls(...)` (kind CONSTRUCTOR): the constructor's arguments, drawn as a
     receiver's would be (the suite's constructor calls first, when `built` holds them)."""
