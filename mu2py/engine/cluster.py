@@ -338,15 +338,15 @@ class DaskExecutor:
         """Start `fn(unit)` once on every worker now, in the worker's own process (as `map_unordered` with `isolate`
         False runs it), without waiting: the futures, which the caller keeps until it no longer needs the tasks (a
         released future cancels a task not yet run).  For what each worker should start before the units come."""
+        return [self._in_worker(fn, unit, workers=[address], allow_other_workers=False)
+                for address in self.client.scheduler_info()["workers"]]
+
+    def _in_worker(self, fn: Callable[[Any], Any], unit: Any, **placement: Any) -> Any:
+        """The task `fn(unit)` in the Dask worker's own process, the shipped modules first on its sys.path."""
         shipped = tuple(self.shipped.values())
-        futures = []
-        for address in self.client.scheduler_info()["workers"]:
-            if shipped:
-                futures.append(self.client.submit(_shipped_here, shipped, fn, unit, pure=False, workers=[address],
-                                                  allow_other_workers=False))
-            else:
-                futures.append(self.client.submit(fn, unit, pure=False, workers=[address], allow_other_workers=False))
-        return futures
+        if shipped:
+            return self.client.submit(_shipped_here, shipped, fn, unit, pure=False, **placement)
+        return self.client.submit(fn, unit, pure=False, **placement)
 
     @property
     def dashboard(self) -> str:
@@ -368,11 +368,8 @@ class DaskExecutor:
         if isolate:
             futures = [self.client.submit(in_local_process, (fn, unit, shipped), pure=False, retries=self.retries)
                        for unit in units]
-        elif shipped:
-            futures = [self.client.submit(_shipped_here, shipped, fn, unit, pure=False, retries=self.retries)
-                       for unit in units]
         else:
-            futures = [self.client.submit(fn, unit, pure=False, retries=self.retries) for unit in units]
+            futures = [self._in_worker(fn, unit, retries=self.retries) for unit in units]
         index_of = {future.key: index for index, future in enumerate(futures)}
         done: set[int] = set()
         for future in as_completed(futures):

@@ -185,7 +185,7 @@ def _shrink_kills(found: Campaign, corpus: list[Any], source: Any, analysis: Any
     shrink = getattr(source, "shrink", None)
     if shrink is None:
         return
-    index_of = {m.id: i for i, m in enumerate(analysis.program.mutants)}
+    index_of = analysis.program.index
     by_input: dict[str, dict[int, str]] = {}
     for mutant_id, (label, reason) in found.kills.items():
         if reason in ASSERTABLE:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -424,30 +424,10 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
         begin = budget_clock()
         if spent or (until is not None and until - begin < MIN_CAMPAIGN_SECONDS):
             # its share is gone (the first score took the budget): no driver is inferred, no mutant host started
-            campaign = Campaign(group.qualname, error="the --time budget ended before its turn")
-            campaigns.append(campaign)
-            notes.append(f"{group.qualname}: not fuzzed, {campaign.error}")
-            say(Step(f"[{n}/{len(grouped.groups)}] {group.qualname}: {campaign.error}", "fuzzing", n,
-                     len(grouped.groups), "functions"))
-            continue
-        ran: list[Campaign] = []
-        for caller in routes.get(group.qualname, ()):
-            if f"{group.module}.{caller}" in through:
-                continue
-            through.add(f"{group.module}.{caller}")
-            # the caller takes half the group's slot; the helper itself, what the caller left alive, the rest
-            half = None if until is None else begin + (until - begin) / 2
-            campaign = _aim_one(group, None if trials is None else max(1, trials // 2), half, options, seeds, alive,
-                                function=caller)
-            if campaign.error is not None:
-                continue  # this caller cannot be fuzzed (no way to draw its arguments): the next one, or the helper
-            ran.append(campaign)
-            alive[group.module] -= set(campaign.kills)
-            trials = None if trials is None else max(1, trials - trials // 2)
-            break
-        if not ran or any(m["id"] in alive[group.module] for m in group.mutants):
-            ran.append(_aim_one(group, trials, until, options, seeds, alive))
-            alive[group.module] -= set(ran[-1].kills)
+            ran = [Campaign(group.qualname, error="the --time budget ended before its turn")]
+        else:
+            ran = _aim_group(group, trials, begin, until, routes.get(group.qualname, ()), through, options, seeds,
+                             alive)
         campaigns += ran
         for campaign in ran:
             status = campaign.error or (f"{campaign.trials} trials, killed {len(campaign.kills)} "
@@ -589,6 +569,32 @@ def public_routes(groups: list[Group]) -> dict[str, list[str]]:
         if callers:
             routes[group.qualname] = callers
     return routes
+
+
+def _aim_group(group: Group, trials: int | None, begin: float, until: float | None, callers: Sequence[str],
+               through: set[str], options: KillOptions, seeds: SuiteValues | None,
+               alive: dict[str, set[str]]) -> list[Campaign]:
+    """The campaigns aimed at `group` (`alive` loses what they kill): through the first of its public `callers` not
+    fuzzed yet (`through` gains it) that can be fuzzed, in half the group's share (`begin` to `until`, or half its
+    trials), then at the function itself for what that left alive, in the rest."""
+    ran: list[Campaign] = []
+    for caller in callers:
+        if f"{group.module}.{caller}" in through:
+            continue
+        through.add(f"{group.module}.{caller}")
+        half = None if until is None else begin + (until - begin) / 2
+        campaign = _aim_one(group, None if trials is None else max(1, trials // 2), half, options, seeds, alive,
+                            function=caller)
+        if campaign.error is not None:
+            continue  # this caller cannot be fuzzed (no way to draw its arguments): the next one, or the helper
+        ran.append(campaign)
+        alive[group.module] -= set(campaign.kills)
+        trials = None if trials is None else max(1, trials - trials // 2)
+        break
+    if not ran or any(m["id"] in alive[group.module] for m in group.mutants):
+        ran.append(_aim_one(group, trials, until, options, seeds, alive))
+        alive[group.module] -= set(ran[-1].kills)
+    return ran
 
 
 def _aim_one(group: Group, trials: int | None, until: float | None, options: KillOptions,

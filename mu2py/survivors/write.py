@@ -20,7 +20,7 @@ from typing import Any
 
 from mu2py.store.atomic import write_atomic
 from mu2py.testgen.function_driver import CallableAttribute
-from mu2py.testgen.render import NOTHING, PICKLE_PROTOCOL, WIDTH, Case, ModuleWriter, literal, pretty
+from mu2py.testgen.render import KILL_MARK, NOTHING, PICKLE_PROTOCOL, WIDTH, Case, ModuleWriter, literal, pretty
 from mu2py.testgen.signatures import CONSTRUCTOR, METHOD, SELF, FunctionSpec, Param
 from mu2py.testgen.warned import match_source, warns_checks, warns_statement
 
@@ -134,6 +134,11 @@ def _call(kc: KillCase, mod: ModuleWriter, label: str, indent: int) -> tuple[lis
     return setup, _joined(head, parts, indent)
 
 
+def _asserts_attributes(kc: KillCase) -> bool:
+    """Whether the test of `kc` asserts what a constructor left (through the module's `_attributes` helper)."""
+    return kc.spec.kind == CONSTRUCTOR and kc.case.raises is None and isinstance(kc.case.expected, dict)
+
+
 def _docstring(kc: KillCase, root: Path | None) -> list[str]:
     lines = [f"Kills {len(kc.mutants)} mutant{'s' if len(kc.mutants) != 1 else ''} the suite did not:"]
     for m in kc.mutants:
@@ -174,14 +179,14 @@ def _test(kc: KillCase, mod: ModuleWriter, label: str, root: Path | None) -> lis
             return call
         setup, expression = call
         shown = case.expected
-        if kc.spec.kind == CONSTRUCTOR and isinstance(shown, dict):
-            # the attributes holding callables: compared while fuzzing, never asserted (`_attributes` leaves them out)
+        if _asserts_attributes(kc):
+            # what the instance holds (`function_driver.instance_state`), but the attributes holding callables:
+            # compared while fuzzing, never asserted (`_attributes` leaves them out)
             shown = {k: v for k, v in shown.items() if not isinstance(v, CallableAttribute)}
+            expression = f"{ATTRIBUTES}({expression})"
         expected, why = _value(mod, shown, f"{label}/expected", 4, must_equal=True)
         if expected is None:
             return f"its output {why}"
-        if kc.spec.kind == CONSTRUCTOR and isinstance(case.expected, dict):
-            expression = f"{ATTRIBUTES}({expression})"  # what the instance holds (`function_driver.instance_state`)
         body += [f"{pad}{line}" for line in setup]
         # nan != nan: a value holding one is compared by repr (plain data only: literals)
         nan = "float('nan')" in (literal(case.expected) or "")
@@ -218,7 +223,7 @@ def render(module: str, cases: list[KillCase], command: str, root: Path | None =
         rendered.tests[kc.test_name] = kc
         body += ["", "", *lines]
     stem = file_stem(module)
-    header = [f'"""Tests of {module} written by `mu2py kill`: each kills mutants its suite did not.', "",
+    header = [f'"""Tests of {module} {KILL_MARK}: each kills mutants its suite did not.', "",
               "Each test replays one input found by fuzzing aimed at the suite's surviving mutants and asserts",
               "what the original code returned (==) or raised, and the warnings it emitted; it passed on the",
               "original and failed on each mutant its docstring names, each in a fresh interpreter, when it was",
@@ -240,7 +245,7 @@ def render(module: str, cases: list[KillCase], command: str, root: Path | None =
         imports += ["", "# values with no literal form, pickled when the tests were written",
                     f'_PICKLED = pickle.loads((Path(__file__).parent / "{stem}.pickle").read_bytes())']
         rendered.pickled = pickle.dumps(dict(sorted(mod.pickled.items())), protocol=PICKLE_PROTOCOL)
-    if any(ATTRIBUTES + "(" in line for line in body):
+    if any(_asserts_attributes(kc) for kc in rendered.tests.values()):
         imports += ["", "", f"def {ATTRIBUTES}(instance):",
                     '    """What a constructor left: the attributes of `instance`, but functions and methods."""',
                     "    return {name: value for name, value in vars(instance).items() if not callable(value)}"]

@@ -94,11 +94,8 @@ def bind(module: types.ModuleType, name: str, positional: tuple[str, ...], key: 
     def drive(arguments: dict[str, Any]) -> Any:
         # looked up at call time: the function (or class) of this copy of the module
         if construct:
-            args = [arguments[p] for p in positional]
-            instance = getattr(module, owner)(*args, **{k: v for k, v in arguments.items() if k not in positional})
-            output = instance_state(instance)
-            return key_fn(output) if key_fn is not None else output
-        if not owner:
+            fn = getattr(module, owner)
+        elif not owner:
             fn = getattr(module, attr)
         elif SELF in arguments:
             init = arguments[SELF]
@@ -109,6 +106,8 @@ def bind(module: types.ModuleType, name: str, positional: tuple[str, ...], key: 
             fn = getattr(getattr(module, owner), attr)
         args = [arguments[p] for p in positional]
         output = fn(*args, **{k: v for k, v in arguments.items() if k not in positional and k != SELF})
+        if construct:
+            output = instance_state(output)
         return key_fn(output) if key_fn is not None else output
 
     return drive

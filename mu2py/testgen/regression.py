@@ -191,7 +191,6 @@ def record(spec: Any, folder: Path, deadline: Deadline = Deadline.never()) -> An
         saved.append((path.stem, source.from_bytes(path.read_bytes())))
     seen: set[str] = set()
     for position, (name, choices) in enumerate(saved):
-        timeout = deadline.clip(ORIGINAL_TIMEOUT)
         if deadline.expired():
             found.notes.append(f"{len(saved) - position} inputs not recorded: the --time budget ended first")
             break
@@ -205,13 +204,13 @@ def record(spec: Any, folder: Path, deadline: Deadline = Deadline.never()) -> An
         if text in seen:
             continue
         seen.add(text)
-        result, exc = run_original(target, decoded.value, timeout or ORIGINAL_TIMEOUT)
+        timeout = deadline.clip(ORIGINAL_TIMEOUT) or ORIGINAL_TIMEOUT
+        result, exc = run_original(target, decoded.value, timeout)
         if result.status is Status.TIMEOUT:
             found.notes.append(f"{name}: the original timed out")
             continue
         # the warnings asserted are those a second run emits too (`warned.expected_warnings`)
-        warns, warn_notes = expected_warnings(result, run_original(target, decoded.value,
-                                                                   timeout or ORIGINAL_TIMEOUT)[0]) \
+        warns, warn_notes = expected_warnings(result, run_original(target, decoded.value, timeout)[0]) \
             if result.warnings else ((), [])
         found.notes += [f"{name}: {note}" for note in warn_notes]
         if exc is not None:

@@ -302,43 +302,43 @@ def infer_method(module: str, cls: type, attr: str, kind: str, *, constants: boo
     if kind != METHOD:
         return _finish(spec, _arguments(getattr(cls, attr), override, pool, spec.notes, seeds=seeds,
                                         bound=spec.name))
-    init_override = REGISTRY.get(f"{module}.{cls.__name__}")
-    if attr == "__init__":
-        return _constructor(spec, cls, init_override, pool, seeds, built)
     init_notes: list[str] = []
-    init = _arguments(cls, init_override, pool, init_notes, hints_of=cls.__init__,  # type: ignore[misc]  # mypy refuses reading __init__ off a class
-                      seeds=built.params if built is not None else None)
-    alone = isinstance(init, str) and built is not None
-    if alone:
-        assert built is not None and isinstance(init, str)
-        init, init_notes = _as_built(cls, built, init), []
+    init = _construction(cls, REGISTRY.get(f"{module}.{cls.__name__}"), pool, init_notes, built,
+                         seeds if attr == "__init__" else None)
+    if attr == "__init__":
+        # the class's construction itself (kind CONSTRUCTOR): its arguments are the constructor's
+        spec.kind = CONSTRUCTOR
+        spec.notes += init_notes
+        return _finish(spec, init)
     if isinstance(init, str):
         spec.skipped = f"its instance cannot be built: {init}"
         return spec
     spec.init_params, init_strategy = init
-    spec.notes += [f"constructor {note}" for note in init_notes]
-    if built is not None:
-        # the suite's own instances first: the one_of's first branch is what the simplest draws take
-        init_strategy = init_strategy if alone else st.one_of(built.strategy, init_strategy)
-        spec.notes.append(f"instance {built.how}")
+    spec.notes += init_notes
     # SELF is drawn first: the instance, then the method's arguments
     return _finish(spec, _arguments(raw, override, pool, spec.notes, drop_first=True,
                                     first={SELF: init_strategy}, seeds=seeds, bound=spec.name))
 
 
-def _constructor(spec: FunctionSpec, cls: type, override: Override | None, pool: dict[type, tuple[Any, ...]],
-                 seeds: dict[str, Seeded] | None, built: Built | None) -> FunctionSpec:
-    """The spec of `cls.__init__` fuzzed as `cls(...)` (kind CONSTRUCTOR): the constructor's arguments, drawn as a
-    receiver's would be (the suite's constructor calls first, when `built` holds them)."""
-    spec.kind = CONSTRUCTOR
-    found = _arguments(cls, override, pool, spec.notes, hints_of=cls.__init__,  # type: ignore[misc]  # mypy refuses reading __init__ off a class
-                       seeds={**(built.params if built is not None else {}), **(seeds or {})})
-    if isinstance(found, str) and built is not None:
-        found = _as_built(cls, built, found)
-    elif built is not None and not isinstance(found, str):
-        found = found[0], st.one_of(built.strategy, found[1])
-        spec.notes.append(f"arguments {built.how}")
-    return _finish(spec, found)
+def _construction(cls: type, override: Override | None, pool: dict[type, tuple[Any, ...]], notes: list[str],
+                  built: Built | None,
+                  seeds: dict[str, Seeded] | None = None) -> tuple[list[Param], SearchStrategy[Any]] | str:
+    """How to draw the arguments of `cls(...)`: from the constructor's signature (hints, `override`, the suite's
+    values for its parameters and `seeds`), the suite's own constructor calls first when `built` holds them, or
+    those alone when nothing else can draw; why not, else.  Notes go to `notes`, prefixed as the spec shows them."""
+    own: list[str] = []
+    init = _arguments(cls, override, pool, own, hints_of=cls.__init__,  # type: ignore[misc]  # mypy refuses reading __init__ off a class
+                      seeds={**(built.params if built is not None else {}), **(seeds or {})})
+    if built is None:
+        notes += [f"constructor {note}" for note in own]
+        return init
+    if isinstance(init, str):
+        notes.append(f"instance {built.how}")
+        return _as_built(cls, built, init)
+    notes += [f"constructor {note}" for note in own]
+    notes.append(f"instance {built.how}")
+    # the suite's own instances first: the one_of's first branch is what the simplest draws take
+    return init[0], st.one_of(built.strategy, init[1])
 
 
 def _as_built(cls: type, built: Built, why: str) -> tuple[list[Param], SearchStrategy[Any]] | str:
