@@ -592,14 +592,15 @@ def _fuzz_parallel(target: str, prefixes: tuple[str, ...] | None, config: FuzzCo
 
 def kill(root: PathLike = ".", *, package: str | None = None, paths: Sequence[str] | None = None,
          tests: Sequence[str] | None = None, out: PathLike = "mu2py-kill", time: str | None = None,
-         trials: int | None = None, seed: int = 0, workers: int = 1, timeout: float | None = None,
-         no_cache: bool = False, started: float | None = None,
+         trials: int | None = None, seed: int = 0, workers: int = 1, cluster: str | None = None,
+         timeout: float | None = None, no_cache: bool = False, started: float | None = None,
          progress: Callable[[str], None] | None = None) -> KillResult:
     """Write pytest tests that kill the mutants a suite lets survive (`mu2py kill`; see `mu2py.survivors.kill`).
 
     The budget is `trials` (reproducible: the same seed gives the same tests) or `time` (`60s`, `5m`;
     default 60s: the whole command's, counted from `started` on the budget clock, `mu2py.budget.now()`, default now),
-    split evenly between the functions holding survivors. `progress` gets each line the
+    split evenly between the functions holding survivors; `cluster` (a Dask address) runs both scores of the suite
+    there, as `score(cluster=...)` does. `progress` gets each line the
     command prints while it runs (a `mu2py.steps.Step`: a str that also names its phase and, while fuzzing,
     counts the functions done). `out` is locked for the run and released however it ends.
     """
@@ -607,7 +608,7 @@ def kill(root: PathLike = ".", *, package: str | None = None, paths: Sequence[st
 
     options = KillOptions(root=Path(root), package=package, paths=tuple(paths) if paths else None,
                           tests=tuple(tests) if tests else None, out=Path(out), time=time, trials=trials, seed=seed,
-                          workers=workers, timeout=timeout, no_cache=no_cache, started=started)
+                          workers=workers, cluster=cluster, timeout=timeout, no_cache=no_cache, started=started)
     with running():
         return run_kill(options, progress or (lambda _: None))
 
@@ -677,17 +678,19 @@ class PropsResult:
 
 def props(root: PathLike = ".", tests: Sequence[str] = (), *, package: str | None = None,
           paths: Sequence[str] | None = None, trials: int | None = None, time: str | float | None = None,
-          seed: int = 0, workers: int = 1, guidance: str = "mutation", per_input: int = 8, no_save: bool = False,
-          html: PathLike | None = None, judged: list[dict[str, Any]] | None = None,
+          seed: int = 0, workers: int = 1, cluster: str | None = None, guidance: str = "mutation", per_input: int = 8,
+          no_save: bool = False, html: PathLike | None = None, judged: list[dict[str, Any]] | None = None,
           progress: Callable[[str], None] | None = None) -> PropsResult:
     """Score and strengthen the `@given` tests of a suite under mutation guidance (`mu2py props`; see
     `mu2py.props.run`).
 
     `tests` are test files or node ids (default: the whole suite); the budget is per test, one of `trials`
-    (reproducible) or `time`. `per_input` mutants run per fuzzed input (0: every infected one); `no_save` keeps the
-    killing inputs out of Hypothesis's example database; `html` is a folder for the HTML report; `judged`, when
-    given, receives every mutant judged (for a mutation-testing-report-schema document). `progress` gets
-    each phase as a `mu2py.steps.Step` (its text the phase's name), and while fuzzing each test fuzzed.
+    (reproducible) or `time`; `cluster` (a Dask address) runs the tests' units on its workers, the project shipped
+    as `score(cluster=...)` ships it, and the kills they find saved here. `per_input` mutants run per fuzzed input
+    (0: every infected one); `no_save` keeps the killing inputs out of Hypothesis's example database; `html` is a
+    folder for the HTML report; `judged`, when given, receives every mutant judged (for a
+    mutation-testing-report-schema document). `progress` gets each phase as a `mu2py.steps.Step` (its text the
+    phase's name), and while fuzzing each test fuzzed.
     """
     from mu2py.props.run import PropsConfig, spec_for
     from mu2py.props.run import props as run_props
@@ -708,7 +711,7 @@ def props(root: PathLike = ".", tests: Sequence[str] = (), *, package: str | Non
     selected = list(tests)
     spec = spec_for(where, package, list(paths) if paths else None, selected)
     config = PropsConfig(trials=trials, seconds=_seconds(time), seed=seed, guidance=guidance, workers=workers,
-                         save=not no_save, per_input=per_input or None)
+                         cluster=cluster, save=not no_save, per_input=per_input or None)
     with running():
         report = run_props(spec, config, selected, progress, judged=judged)
     index = None

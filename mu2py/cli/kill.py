@@ -31,8 +31,8 @@ def _kill(args: argparse.Namespace, console: Console) -> int:
     check_mte(args.mte)
     with Meter(console, "starting", unit="functions") as meter:
         result = kill(args.root, package=args.package, paths=args.paths, tests=args.tests, out=args.out,
-                      time=args.time, trials=args.trials, seed=args.seed, workers=args.workers, timeout=args.timeout,
-                      no_cache=args.no_cache, started=getattr(args, "started", None),
+                      time=args.time, trials=args.trials, seed=args.seed, workers=args.workers, cluster=args.cluster,
+                      timeout=args.timeout, no_cache=args.no_cache, started=getattr(args, "started", None),
                       progress=partial(_show, meter, _fuzz_seconds(args)))
     _summary(console, result, Path(args.root).resolve(), args.show)
     if args.mte:
@@ -133,6 +133,7 @@ def add_kill_command(sub: Any) -> None:
     budget.add_argument("--trials", type=int, help="inputs to try, split evenly across the functions (reproducible)")
     p.add_argument("--seed", type=int, default=0, help="every random choice flows from this seed")
     p.add_argument("--workers", type=int, default=1, help="processes scoring mutants and verifying tests")
+    p.add_argument("--cluster", metavar="ADDRESS", help="score the suite on Dask: tcp://HOST:8786 or local:N")
     p.add_argument("--timeout", type=float, help="seconds a mutant may run on one input (default: 20x original)")
     p.add_argument("--no-cache", action="store_true", help="score without the verdict caches")
     p.add_argument("--show", type=int, default=10, help="likely-equivalent survivors to list")

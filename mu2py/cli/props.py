@@ -90,7 +90,8 @@ def _props(args: argparse.Namespace, console: Console) -> int:
     with meter:
         judged: list[dict[str, Any]] | None = [] if args.mte else None
         result = props(args.root, args.tests, package=args.package, paths=args.paths, trials=args.trials,
-                       time=args.time, seed=args.seed, workers=args.workers, guidance=args.guidance,
+                       time=args.time, seed=args.seed, workers=args.workers, cluster=args.cluster,
+                       guidance=args.guidance,
                        per_input=args.per_input, no_save=args.no_save, html=args.html, judged=judged,
                        progress=partial(_show, meter, seconds, args.workers))
     if args.mte and judged is not None:
@@ -110,6 +111,9 @@ def _show(meter: Meter, seconds: float | None, workers: int, line: str) -> None:
     """One step of the run on the meter: its phase; while fuzzing, the tests fuzzed of all and, under --time, the
     fuzzing phase's budget (each test's time, once per round of `workers` tests)."""
     step = line if isinstance(line, Step) else Step(line, line)
+    if not step.phase:  # a note (the Dask dashboard's address): printed as it is (on stderr under --json)
+        meter.say(step)
+        return
     if step.phase == "fuzzing" and step.done == 0 and step.total:
         started = meter.elapsed
         rounds = -(-step.total // max(workers, 1))
@@ -133,6 +137,7 @@ def add_props_command(sub: Any) -> None:
     budget.add_argument("--trials", type=positive_int, help="fuzzing trials per test (reproducible)")
     p.add_argument("--seed", type=int, default=0, help="seeds fuzzing and the default runs (--hypothesis-seed)")
     p.add_argument("--workers", type=positive_int, default=1, help="worker processes (tests are fuzzed in parallel)")
+    p.add_argument("--cluster", metavar="ADDRESS", help="fuzz the tests on Dask: tcp://HOST:8786 or local:N")
     p.add_argument("--guidance", choices=("mutation", "coverage"), default="mutation",
                    help="mutation: kills are feedback (default); coverage: lines, targets, events only")
     p.add_argument("--per-input", type=count, default=8, metavar="K",

@@ -34,6 +34,7 @@ import sys
 import time
 import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import multiprocess as mp
@@ -45,6 +46,7 @@ from mu2py.engine.child import die_with_parent, limit_memory, receive, send, sil
 from mu2py.engine.confine import Confinement, kill_group, make_mirror, remove_mirror
 from mu2py.engine.engine import Engine, Verdict
 from mu2py.engine.oracle import KillReason
+from mu2py.engine.payload import Payload
 from mu2py.engine.runs import RunResult, leave_if_forked
 from mu2py.errors import UserError
 
@@ -59,6 +61,59 @@ DEFAULT_MEMORY_MB = 4096
 GRACE = 1.0
 # the original's run on one input, in the host, before any mutant (it ran already in the supervisor)
 ORIGINAL_DEADLINE = 60.0
+
+
+# -- the messages between supervisor and host (pickled on their pipe; None from the supervisor ends the host) --
+
+
+@dataclass(frozen=True)
+class HostReady:
+    """Host to supervisor, once: the target is loaded (its modules' source hashes, to check against the
+    supervisor's), and the seconds building one mutant copy may take."""
+
+    hashes: dict[str, str]
+    build_timeout: float
+
+
+@dataclass(frozen=True)
+class HostFailed:
+    """Host to supervisor, instead of `HostReady`: the target could not be loaded (why, in one line)."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class AddMutants:
+    """Supervisor to host: what the host needs to build these mutants (each sent once per host life)."""
+
+    payloads: list[Payload]
+
+
+@dataclass(frozen=True)
+class RunBatch:
+    """Supervisor to host: judge the mutants `indices` (all added before) on the input `value`, against
+    `original` (the original's result on it) unless None (the host runs the original itself)."""
+
+    batch: int
+    value: object
+    indices: list[int]
+    timeout: float
+    differential: bool
+    deadline: Deadline
+    original: RunResult | None
+
+
+@dataclass(frozen=True)
+class BatchDone:
+    """Host to supervisor: the verdicts of batch `batch`, in order (fewer than asked when its deadline came or the
+    host retired), the mutant copies built so far, why the host retired after it (None: it goes on), and the
+    original's result when the host retired after running it (for the next host)."""
+
+    batch: int
+    verdicts: list[Verdict]
+    copies_built: int
+    retired: str | None
+    original: RunResult | None
 
 
 def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: int, copy_cache: int,
@@ -91,13 +146,13 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
             confinement.settle()
     except BaseException as exc:  # noqa: BLE001 - reported to the supervisor as one line
         leave_if_forked(me)
-        send(conn, ("error", f"{type(exc).__name__}: {exc}"))
+        send(conn, HostFailed(f"{type(exc).__name__}: {exc}"))
         return
     # what the host inherited and loaded lives as long as it does: the collector need not scan it again.  A full
     # collection over the supervisor's heap (Hypothesis, a grammar, the campaign's memory of tried inputs) takes
     # tens of ms, as long as a short mutant's whole CPU budget: it would land in some run and time it out
     gc.freeze()
-    send(conn, ("ready", ({m.name: m.source_hash for m in target.modules}, engine.build_timeout)))
+    send(conn, HostReady({m.name: m.source_hash for m in target.modules}, engine.build_timeout))
     limit_memory(memory_mb)
     # no terminal's Ctrl-C reaches a host (it leads its own session): a KeyboardInterrupt is the program's own
     runs.interrupt_is_outcome = True
@@ -117,23 +172,21 @@ def host_main(conn: Any, progress: Any, verdicts: Any, target: Any, memory_mb: i
             return
         if message is None:
             return
-        kind, body = message
-        if kind == "add":
-            engine.add(body)
+        if isinstance(message, AddMutants):
+            engine.add(message.payloads)
             continue
-        batch, value, indices, timeout, differential, deadline, original = body
+        run: RunBatch = message
         # no need to clear the verdict slots: the supervisor reads only those before the mutant in flight
-        progress[_BATCH] = batch
-        result = engine.judge(value, indices, timeout, differential=differential, deadline=deadline,
-                              on_verdict=on_verdict, original=original)
+        progress[_BATCH] = run.batch
+        result = engine.judge(run.value, run.indices, run.timeout, differential=run.differential,
+                              deadline=run.deadline, on_verdict=on_verdict, original=run.original)
         leave_if_forked(me)  # a child forked by the program never answers on the supervisor's pipe
-        rows = [(v.index, v.reason.value if v.reason else None, v.detail, v.cut) for v in result]
         # retired after the original: its result goes back, so the next host judges the batch without rerunning it
         again = engine.last_original if engine.retired is not None and not result else None
         try:
-            send(conn, ("done", batch, rows, engine.copies_built, engine.retired, again))
+            send(conn, BatchDone(run.batch, list(result), engine.copies_built, engine.retired, again))
         except Exception:  # noqa: BLE001 - an original's output that cannot be pickled: the supervisor skips the input
-            send(conn, ("done", batch, rows, engine.copies_built, engine.retired, None))
+            send(conn, BatchDone(run.batch, list(result), engine.copies_built, engine.retired, None))
         if engine.retired is not None:
             return  # the supervisor kills this host's process group, and what the run left running with it
 
@@ -197,22 +250,21 @@ class HostRunner:
             if not ready:
                 self._kill()
                 raise UserError("the mutant host did not start within 120 s")
+            message: HostReady | HostFailed | None = None
             if parent in ready:
                 try:
-                    kind, body = receive(parent)
+                    message = receive(parent)
                 except (EOFError, OSError):
-                    kind, body = "died", None
-            else:
-                kind, body = "died", None
-            if kind == "ready":
-                hashes, self._build_timeout = body
-                if hashes != self.hashes:
+                    message = None  # it died
+            if isinstance(message, HostReady):
+                self._build_timeout = message.build_timeout
+                if message.hashes != self.hashes:
                     self._kill()
                     raise UserError("the target's source changed while loading it: run again")
                 return
             process.join(1)
             self._kill()
-            why = body if kind == "error" else f"exit code {process.exitcode}"
+            why = message.why if isinstance(message, HostFailed) else f"exit code {process.exitcode}"
             raise UserError(f"the mutant host could not load {self.spec}: {why}")
 
     def _kill(self) -> None:
@@ -283,14 +335,14 @@ class HostRunner:
             self._start()
         new = [i for i in indices if i not in self._sent]
         if new:
-            send(self._conn, ("add", [self.payload(i) for i in new]))
+            send(self._conn, AddMutants([self.payload(i) for i in new]))
             self._sent.update(new)
         self._batch += 1
         progress = self._progress
         progress[_PHASE] = 0
         progress[_POSITION] = -1
         try:
-            self._send_run((self._batch, value, indices, timeout, differential, deadline))
+            self._send_run(RunBatch(self._batch, value, list(indices), timeout, differential, deadline, None))
         except (OSError, BrokenPipeError):
             return self._lost(indices, "crash", "the host was gone")
         except Exception as exc:  # an input the pipe cannot carry
@@ -304,12 +356,11 @@ class HostRunner:
                     message = receive(conn)
                 except (EOFError, OSError):
                     return self._lost(indices, "crash", self._exit_detail())
-                _, batch, rows, built, retired, original = message
-                if batch != self._batch:
+                done: BatchDone = message
+                if done.batch != self._batch:
                     continue
-                self.copies_built = built
-                verdicts = [Verdict.cut_short(i) if cut else Verdict(i, KillReason(r) if r else None, d)
-                            for i, r, d, cut in rows]
+                self.copies_built = done.copies_built
+                verdicts, retired, original = done.verdicts, done.retired, done.original
                 self._judged += len(verdicts)
                 if retired is not None:
                     self._kill()
@@ -345,11 +396,11 @@ class HostRunner:
             if time.monotonic() - since > limit:
                 return self._lost(indices, how, f"no answer after {limit:.1f}s")
 
-    def _send_run(self, body: tuple[Any, ...]) -> None:
+    def _send_run(self, run: RunBatch) -> None:
         """Send a batch, with the original's result when known; when that result cannot be pickled, without it
         (the host then runs the original itself)."""
         try:
-            send(self._conn, ("run", (*body, self._original)))
+            send(self._conn, replace(run, original=self._original))
         except OSError:  # the host is gone (a broken pipe): the caller restarts it
             raise
         except Exception:
@@ -357,7 +408,7 @@ class HostRunner:
                 raise
             # pickling fails before anything is written: the pipe holds no partial message
             self._original = None
-            send(self._conn, ("run", (*body, None)))
+            send(self._conn, run)
 
     def _exit_detail(self) -> str:
         code = self._process.exitcode if self._process is not None else None

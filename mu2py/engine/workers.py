@@ -182,7 +182,22 @@ class Processes:
         on_wait: Callable[[], None] | None = None,
     ) -> Iterator[tuple[int, Any]]:
         """Yield `(index, result)` per unit; a unit whose worker dies or overruns `deadline` (seconds, or
-        a function of the unit) is retried, then `Lost`."""
+        a function of the unit) is retried, then `Lost`.
+
+        Invariant: a result is the reply to the unit it is yielded for.  A call left before its end (an exception,
+        a generator closed early) replaces the workers whose units are still in flight, so that their replies
+        never reach a later call as the replies to its own units."""
+        try:
+            yield from self._map(fn, units, deadline, on_wait)
+        finally:
+            for worker in list(self._pool):
+                if worker.unit is not None:
+                    worker.unit = None
+                    self._replace(worker)
+
+    def _map(self, fn: Callable[[Any], Any], units: Sequence[Any],
+             deadline: float | Callable[[Any], float] | None, on_wait: Callable[[], None] | None,
+             ) -> Iterator[tuple[int, Any]]:
         pending = deque(range(len(units)))
         attempts = [0] * len(units)
         spent = [0.0] * len(units)  # per unit, the time its lost attempts took

@@ -24,11 +24,12 @@ from typing import Any
 from mu2py.engine.workers import Lost, Processes, WorkerError
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
-from mu2py.score.pools import host_entry
+from mu2py.score.pools import ShardedPool, host_entry
 from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.steps import Step
 from mu2py.target.project import load_config, modules_to_mutate
 
+STORAGE = "HYPOTHESIS_STORAGE_DIRECTORY"
 FUZZ_LEAST_SHARE = 0.25  # under --time, fuzzing gets at least this share of a test's budget
 DEFAULT_SLICE = 4  # the fewest mutants of one test's default runs sent to a worker at once
 
@@ -42,6 +43,7 @@ class PropsConfig:
     seed: int = 0
     guidance: str = "mutation"
     workers: int = 1
+    cluster: str | None = None  # a Dask address: the units run on its workers, in a shipped copy of the project
     save: bool = True
     timeout_factor: float = 10.0
     min_timeout: float = 1.0
@@ -53,7 +55,7 @@ class PropsConfig:
             raise UserError("give a budget per test: --trials N or --time DURATION")
 
 
-def _run(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], units: list[dict[str, Any]],
+def _run(pool: Processes | ShardedPool, fn: Callable[[dict[str, Any]], dict[str, Any]], units: list[dict[str, Any]],
          done: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
     """Run `units` on the pool; their results in order (`done` hears how many have finished, after each)."""
     results: list[dict[str, Any]] = [{} for _ in units]
@@ -75,19 +77,13 @@ def props(spec: SuiteSpec, config: PropsConfig, only: list[str] | None = None,
     start = time.perf_counter()
     os.environ.setdefault("PYTHONHASHSEED", "0")  # test ids and set orders the same in every worker
     say = on_progress or (lambda text: None)
-    seeded = SuiteSpec(spec.root, (*spec.pytest_args, f"--hypothesis-seed={config.seed}"), spec.modules, spec.files,
-                       spec.sys_path, spec.skip_patterns)
-    # Hypothesis places its default database under the directory it is imported in; workers start in ours:
-    # point them at the project's, where a plain `pytest` run at the root looks (unless the user chose one)
-    storage = "HYPOTHESIS_STORAGE_DIRECTORY"
-    own_storage = storage not in os.environ
-    if own_storage:  # for the whole run: a worker replaced later starts from this environment too
-        os.environ[storage] = os.path.join(spec.root, ".hypothesis")
-    try:
-        return _props(spec, seeded, config, only, say, start, judged)
-    finally:
-        if own_storage:
-            os.environ.pop(storage, None)
+    # Hypothesis places its default database under the directory it is imported in, and workers run in copies of
+    # the project: every worker (a replaced one too, one on a cluster machine) points it at the project's, where a
+    # plain `pytest` run at the root looks, unless the user chose one
+    storage = os.environ.get(STORAGE) or os.path.join(spec.root, ".hypothesis")
+    seeded = replace(spec, pytest_args=(*spec.pytest_args, f"--hypothesis-seed={config.seed}"),
+                     env=(*spec.env, (STORAGE, storage)))
+    return _props(spec, seeded, config, only, say, start, judged)
 
 
 def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[str] | None,
@@ -96,7 +92,10 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
 
     program = build_program(seeded)
     swappable = {i for i in range(len(program.mutants)) if i not in program.static}
-    pool = Processes(max(1, config.workers), initializer=host_entry, initargs=(seeded, None), hosting=True, retries=0)
+    pool = _open_pool(seeded, config)
+    workers = pool.workers
+    if isinstance(pool, ShardedPool):
+        say(Step(f"Dask dashboard: {pool.dashboard}"))
     try:
         say(Step("baseline", "baseline"))
         try:
@@ -127,7 +126,7 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
             {"kind": "props_default", "nodeid": n, "position": tests[n][0],
              "timeout": round(config.timeout_factor * tests[n][1]["seconds"] + config.min_timeout, 3),
              "mutants": sorted(set(tests[n][1]["infected"]) & swappable) if config.default_runs else []}
-            for n in passing], config.workers)
+            for n in passing], workers)
         bugs = _run(pool, run_unit, [{"kind": "props_bug", "nodeid": n, "position": tests[n][0]} for n in failing])
         say(Step("fuzzing", "fuzzing", 0, len(passing), "tests fuzzed"))
         campaigns = _run(pool, run_unit, [
@@ -135,11 +134,14 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
              "seconds": fuzz_seconds(config.seconds, d["seconds"]), "budget": config.seconds, "seed": config.seed,
              "guidance": config.guidance, "save": config.save, "per_input": config.per_input,
              "candidates": sorted(swappable), "killed_before": sorted(d.get("killed", {})),
-             "timeout": config.min_timeout} for n, d in zip(passing, defaults, strict=True)],
+             "timeout": config.min_timeout, "ship_saves": bool(config.cluster)}
+            for n, d in zip(passing, defaults, strict=True)],
             lambda n: say(Step(f"fuzzing: {n}/{len(passing)} tests fuzzed", "fuzzing", n, len(passing),
                                "tests fuzzed")))
     finally:
         pool.close()
+    for campaign in campaigns:
+        save_shipped(campaign, dict(seeded.env)[STORAGE])
     entries = [_entry(program, n, tests[n][1], d, c, swappable)
                for n, d, c in zip(passing, defaults, campaigns, strict=True)]
     if judged is not None:  # a module that cannot be imported here is not judged (the summary names it)
@@ -157,6 +159,41 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
     }
 
 
+def _open_pool(seeded: SuiteSpec, config: PropsConfig) -> Processes | ShardedPool:
+    """Score workers hosting the suite: local processes, or one per Dask worker (`config.cluster`), each test's
+    unit a shard of its own (a campaign is long: the cluster balances them as a local pool does)."""
+    if not config.cluster:
+        return Processes(max(1, config.workers), initializer=host_entry, initargs=(seeded, None), hosting=True,
+                         retries=0)
+    from mu2py.engine.cluster import DaskExecutor
+    from mu2py.score.shipping import pack_project
+
+    # the example database goes too: the default runs on the workers replay it, as they do here (a folder outside
+    # the root is the workers' own)
+    storage = dict(seeded.env)[STORAGE]
+    project = pack_project(seeded, also=(os.path.join(storage, "examples"),))  # over the size cap: fails at once
+    outer = DaskExecutor(config.cluster)
+    try:
+        return ShardedPool(outer, seeded, 1, project=project)
+    except BaseException:
+        outer.close()
+        raise
+
+
+def save_shipped(campaign: dict[str, Any], storage: str) -> None:
+    """Save the kills a cluster worker shipped back instead of saving them (`props_fuzz` with `ship_saves`: their
+    database lay in its copy of Hypothesis's storage folder) into the same folder of `storage`, the storage every
+    worker of this run was given, and mark them saved."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    for kill in campaign.get("kills", {}).values():
+        shipped = kill.pop("shipped", None)
+        if shipped is not None:
+            folder, key, value = shipped
+            DirectoryBasedExampleDatabase(os.path.join(storage, folder)).save(bytes.fromhex(key), bytes.fromhex(value))
+            kill["saved"] = True
+
+
 def fuzz_seconds(budget: float | None, default_seconds: float) -> float | None:
     """A test's fuzzing time under `--time`: its budget less what its default runs took, at least a quarter of it.
 
@@ -169,8 +206,8 @@ def fuzz_seconds(budget: float | None, default_seconds: float) -> float | None:
     return round(max(FUZZ_LEAST_SHARE * budget, budget - default_seconds), 3)
 
 
-def _defaults(pool: Processes, fn: Callable[[dict[str, Any]], dict[str, Any]], units: list[dict[str, Any]],
-              workers: int = 1) -> list[dict[str, Any]]:
+def _defaults(pool: Processes | ShardedPool, fn: Callable[[dict[str, Any]], dict[str, Any]],
+              units: list[dict[str, Any]], workers: int = 1) -> list[dict[str, Any]]:
     """Run the default-run units; a unit cut short by a timeout goes on with its `rest` in a fresh worker.
 
     With several workers a test's mutants go out in a few slices each, so that one test with many

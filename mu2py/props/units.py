@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -113,6 +114,7 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
     kills = {}
     for index, kill in sorted(fuzzer.kills.items()):
         saved, serialized, representation = False, _serialized(kill.buffer), kill.representation
+        shipped: list[str] | None = None  # [folder in the storage, key, value], saved by the client (`save_shipped`)
         plan = mutant_plan(index)
         assert plan is not None
         hosted.fresh_start(state)
@@ -125,11 +127,16 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
             db_key, value = found
             if shrunk is not None:
                 (value, representation), serialized = shrunk, shrunk[0]
-            if database is not None:
+            folder = _shippable(database) if unit.get("ship_saves") else None
+            if folder is not None:  # on a cluster machine: the client saves it, into its own storage folder
+                shipped = [folder, db_key.hex(), value.hex()]
+            elif database is not None:
                 database.save(db_key, value)
                 saved = True
         kills[index] = {"reason": kill.reason, "trial": kill.trial, "buffer": serialized.hex(),
                         "example": handle.example_line(representation), "saved": saved}
+        if shipped is not None:
+            kills[index]["shipped"] = shipped
     bugs = []
     for key, bug in fuzzer.bugs.items():
         # on the original code: Hypothesis's minimal form of the input that fails the property
@@ -145,6 +152,19 @@ def props_fuzz(unit: dict[str, Any]) -> dict[str, Any]:
             "valid": fuzzer.valid, "corpus": len(fuzzer.corpus), "lines": fuzzer.lines,
             "mutant_runs": fuzzer.mutant_runs, "events": sorted(fuzzer.labels.events),
             "targets": dict(fuzzer.labels.best), "bugs": bugs, "seconds": round(seconds, 3)}
+
+
+def _shippable(database: Any) -> str | None:
+    """Where `database` lies in Hypothesis's storage folder (`HYPOTHESIS_STORAGE_DIRECTORY`, as props sets it for
+    every worker), relative to it, when it is a folder there (on a cluster machine: a copy of the client's, where
+    the client saves what this worker found); else None."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    storage = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
+    if not isinstance(database, DirectoryBasedExampleDatabase) or not storage:
+        return None
+    folder, base = os.path.realpath(database.path), os.path.realpath(storage)
+    return os.path.relpath(folder, base) if folder.startswith(base + os.sep) else None
 
 
 def _serialized(inp: Input) -> bytes:

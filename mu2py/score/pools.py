@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from mu2py.engine.workers import Processes
 from mu2py.score.catalog import Catalog
-from mu2py.score.spec import SuiteSpec
+from mu2py.score.spec import SuiteSpec, moved
 from mu2py.score.units import run_unit
 
 if TYPE_CHECKING:
@@ -87,16 +87,35 @@ def score_shard(shard: dict[str, Any]) -> list[Any]:
             # the client's may not exist here, and this one is removed with the hosted worker (or, should this
             # process die, by a later sweep)
             scratch = make_scratch("mu2py-score-")
-            here = replace(spec.relocated(tree), scratch=scratch)
+            here = _own_env_folders(replace(spec.relocated(tree), scratch=scratch), tree)
             _tree_on_path(tree)
         entry = _SHARD_POOLS[spec] = (_local_pool(here, 1, shard.get("catalog")), scratch)
-    results = dict(entry[0].map_unordered(run_unit, shard["units"], deadline=deadline))
+    # the unit function travels by name: score's `run_unit` (its units' backstop `deadline` with it), or a job's
+    # own over the same hosted suite (props: its units time themselves, as on a local pool)
+    fn = shard.get("fn", run_unit)
+    results = dict(entry[0].map_unordered(fn, shard["units"], deadline=deadline if fn is run_unit else None))
     ordered = [results[i] for i in range(len(shard["units"]))]
     if tree is None:
         return ordered
     from mu2py.score.shipping import mapped_back
 
     return [mapped_back(result, tree, spec.root) for result in ordered]
+
+
+def _own_env_folders(spec: SuiteSpec, tree: str) -> SuiteSpec:
+    """`spec` with each environment variable naming a folder of the unpacked `tree` (props: Hypothesis's storage)
+    pointed at a copy of it in the spec's scratch folder: the tree is shared by the machine's workers and later
+    runs of the same content, and is never written (Hypothesis writes its storage as it runs)."""
+    env = []
+    for name, value in spec.env:
+        inside = moved(value, tree, "")
+        if inside != value:
+            own = os.path.join(spec.scratch, "env", name) + inside
+            if os.path.isdir(value):
+                shutil.copytree(value, own, dirs_exist_ok=True)
+            value = own
+        env.append((name, value))
+    return replace(spec, env=tuple(env))
 
 
 _ON_PATH: list[str] = []  # the unpacked tree this process put first on sys.path (see `_tree_on_path`)
@@ -144,7 +163,8 @@ class ShardedPool:
         return str(self.outer.dashboard)
 
     def map_unordered(self, fn: Callable[[Any], Any], units: list[Any], **_: Any) -> Any:
-        """Yield `(index, result)` per unit; `fn` is always `run_unit`, run by `score_shard` on the cluster."""
+        """Yield `(index, result)` per unit; `fn` (score's `run_unit`, or another unit function of a hosted suite,
+        a module-level function the workers import) runs them, by `score_shard` on the cluster."""
         size = min(self.size, max(1, len(units) // (2 * self.workers) or 1))  # a few shards per worker at least
         shards = [units[k:k + size] for k in range(0, len(units), size)]
         if self.catalog is not None and self._shared is None:
@@ -153,6 +173,8 @@ class ShardedPool:
             share = getattr(self.outer, "share", None)
             self._shared = share(self.catalog) if share is not None else self.catalog
         payload: dict[str, Any] = {"spec": self.spec}
+        if fn is not run_unit:
+            payload["fn"] = fn
         if self._shared is not None:
             payload["catalog"] = self._shared
         if self.project is not None:
@@ -169,11 +191,15 @@ class ShardedPool:
             for j, result in enumerate(results):
                 yield s * size + j, result
 
+    def close(self) -> None:
+        """Disconnect from the cluster (stopping a LocalCluster this pool's executor started)."""
+        self.outer.close()
+
     def __enter__(self) -> ShardedPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.outer.close()
+        self.close()
 
 
 def host_entry(spec: SuiteSpec, catalog: Catalog | None, serve: Callable[[], None]) -> None:

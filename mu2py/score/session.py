@@ -68,6 +68,7 @@ def host(spec: SuiteSpec, serve: Callable[[], None], catalog: Catalog | None = N
     """Worker initializer: collect the suite, then run `serve` inside the session (never returns early)."""
     import pytest
 
+    os.environ.update(dict(spec.env))
     sandbox = None
     if spec.scratch:
         # this worker's own copy of the project: a mutant's writes there are undone after each unit,

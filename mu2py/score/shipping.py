@@ -40,14 +40,16 @@ def limit_bytes() -> int:
     return int(mib * 2**20)
 
 
-def project_files(spec: SuiteSpec) -> dict[str, int]:
+def project_files(spec: SuiteSpec, also: tuple[str, ...] = ()) -> dict[str, int]:
     """The files `score --cluster` ships, as paths relative to the root -> size.
 
     The root's tree as a score worker's sandbox copies it (`sandbox.tree_state`: no hidden folders such as VCS,
     caches or virtual environments, no `__pycache__`, `node_modules`, `*.egg-info` or folders holding a
     `pyvenv.cfg`), minus bytecode, the top-level build outputs (`BUILD_OUTPUTS`) and the run's own scratch folder
     should it lie inside; plus the package metadata (`*.egg-info`, `*.dist-info`) in the root and the sys.path
-    entries under it.  Tests, conftest.py files, configuration and the data files tests read all stay.
+    entries under it, and the folders of `also` that lie under the root, hidden or not (props: the example
+    database its default runs replay).  Tests, conftest.py files, configuration and the data files tests read all
+    stay.
     """
     root = spec.root
     outside = [f for f in spec.files if _relative(f, root) is None]
@@ -61,7 +63,7 @@ def project_files(spec: SuiteSpec) -> dict[str, int]:
     files = {}
     # the package's metadata, which the sandbox copy leaves out: a package reading its own version at import
     # (`pkg_resources.get_distribution`, `importlib.metadata.version`) finds it on the copy's sys.path, as here
-    for entry in _metadata_folders(spec):
+    for entry in [*_metadata_folders(spec), *(f for f in also if _relative(f, root) and os.path.isdir(f))]:
         for rel, (size, _) in tree_state(entry).items():
             files[os.path.relpath(os.path.join(entry, rel), root)] = size
     for rel, (size, _) in tree_state(root).items():
@@ -88,11 +90,12 @@ def _metadata_folders(spec: SuiteSpec) -> list[str]:
     return found
 
 
-def pack_project(spec: SuiteSpec) -> bytes:
-    """The zip of `project_files(spec)` under the root (see `pack_tree`); a `UserError` when over `limit_bytes()`."""
+def pack_project(spec: SuiteSpec, also: tuple[str, ...] = ()) -> bytes:
+    """The zip of `project_files(spec, also)` under the root (see `pack_tree`); a `UserError` when over
+    `limit_bytes()`."""
     from mu2py.engine.cluster import pack_tree
 
-    files = project_files(spec)
+    files = project_files(spec, also)
     total, limit = sum(files.values()), limit_bytes()
     if total > limit:
         by_top: dict[str, int] = {}

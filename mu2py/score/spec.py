@@ -31,6 +31,9 @@ class SuiteSpec:
     sys_path: tuple[str, ...] = ()
     skip_patterns: tuple[str, ...] = ()
     scratch: str = ""  # a folder for each worker's copy of the project ("" runs in the project itself)
+    # environment variables a worker sets before it hosts the suite (props: Hypothesis's database folder); values
+    # naming a path under the root move with the project to another machine (`relocated`), not into a sandbox
+    env: tuple[tuple[str, str], ...] = ()
 
     def remapped(self, copy: ScratchCopy) -> SuiteSpec:
         """The same suite as seen in a scratch copy of the project: every path under the root moved there."""
@@ -51,7 +54,8 @@ class SuiteSpec:
             return f"{option}={move(value)}" if eq and option.startswith("-") else move(arg)
 
         return replace(self, root=root, files=tuple(map(move, self.files)), sys_path=tuple(map(move, self.sys_path)),
-                       pytest_args=tuple(map(move_arg, self.pytest_args)))
+                       pytest_args=tuple(map(move_arg, self.pytest_args)),
+                       env=tuple((name, move(value)) for name, value in self.env))
 
 
 def moved(path: str, old: str, new: str) -> str:

@@ -22,6 +22,10 @@ Everything lands in `out`: `tests/` (the test files, written atomically), `repor
 and `equivalents.json`; `out` is locked for the whole run and released however it ends.
 The same seed and trial budget give the same tests.  `mu2py.api.kill` is the public entry.
 
+With a Dask `cluster`, both scores (steps 1 and 6: the suite against every mutant, the part that grows with
+the package) run on its workers, the project shipped as `score --cluster` ships it; the fuzzing, which
+shares the budget function by function, and the verification in fresh interpreters stay on this machine.
+
 A `--time` budget is the whole command's, from its start: the fuzzing ends early enough for the
 steps after it (`after_fuzzing`, estimated from the first score's time and the survivors aimed at),
 and those stop at the budget's end: a mutant whose verification the budget cut is not claimed by
@@ -80,6 +84,7 @@ class KillOptions:
     trials: int | None = None
     seed: int = 0
     workers: int = 1
+    cluster: str | None = None  # a Dask address: both scores run there (the fuzzing and verifying stay here)
     timeout: float | None = None
     no_cache: bool = False
     started: float | None = None  # the command's start on the budget clock (`mu2py.budget.now`; default: run's)
@@ -118,12 +123,20 @@ class KillResult:
         return self.unlisted.unreached
 
 
-def _score_report(spec: Any, workers: int, cache: Path | None, deadline: Deadline = Deadline.never()) -> dict[str, Any]:
+def _score_report(spec: Any, options: KillOptions, cache: Path | None, say: Callable[[str], None],
+                  deadline: Deadline = Deadline.never()) -> dict[str, Any]:
+    """The score report of `spec`'s suite, on `options.workers` local workers or on `options.cluster` (whose
+    dashboard link `say` hears)."""
     from mu2py.score.config import ScoreConfig
     from mu2py.score.reports import report
     from mu2py.score.scoring import score
 
-    return report(score(spec, ScoreConfig(workers=workers, cache=cache), deadline=deadline))
+    def told(_: Any, phase: str) -> None:
+        if phase.startswith("Dask dashboard"):
+            say(phase.replace("dashboard ", "dashboard: ", 1))
+
+    config = ScoreConfig(workers=options.workers, cache=cache, cluster=options.cluster)
+    return report(score(spec, config, told, deadline=deadline))
 
 
 MIN_SEARCH_SECONDS = 0.1  # an aimed search given less than this (the budget's end is near) is not started
@@ -379,7 +392,7 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
 
     say(Step(f"scoring the suite ({', '.join(pytest_args) or 'pytest defaults'}) on {', '.join(modules)}",
              "scoring the suite"))
-    before = _score_report(spec, options.workers, None if options.no_cache else root / ".mu2py-cache" / "score.json")
+    before = _score_report(spec, options, None if options.no_cache else root / ".mu2py-cache" / "score.json", say)
     by_id = {m["id"]: m for m in before["mutants"]}
     grouped = group_survivors(before)
     phase("score before")
@@ -467,7 +480,7 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
         # and their node ids are the project's (`out/tests/test_kill_m.py::test_f_1`), as the --mte document names them
         written_tests = str(tests_out.relative_to(root)) if tests_out.is_relative_to(root) else str(tests_out)
         after_spec = replace(spec, pytest_args=(*spec.pytest_args, written_tests))
-        after = _score_report(after_spec, options.workers, None if options.no_cache else out / "score-cache.json",
+        after = _score_report(after_spec, options, None if options.no_cache else out / "score-cache.json", say,
                               deadline.sooner_by(FINAL_SECONDS))
         killers = {m["id"]: f"{written_tests}/{_stem(module)}.py::{name}"
                    for module, r in final.items() for name, kc in r.tests.items() for m in kc.mutants}

@@ -65,6 +65,19 @@ def test_processes_survive_exit_crash_and_hang(work):
         assert dict(pool.map_unordered(work, [("ok", 5)])) == {0: 10}
 
 
+def test_a_call_left_with_a_unit_in_flight_leaves_no_reply_for_the_next_call(work):
+    """The parent gives up a call while a worker runs a unit (here its deadline function raises): the next call's
+    unit gets its own result, not the reply to the abandoned one."""
+    def broken(unit):
+        raise KeyError("tests")
+
+    with Processes(1, retries=0) as pool:
+        with pytest.raises(KeyError):
+            list(pool.map_unordered(work, [("wait", 0.8)], deadline=broken))
+        assert dict(pool.map_unordered(work, [("ok", 21)])) == {0: 42}
+        assert pool.restarts == 1
+
+
 def test_unit_raising_is_a_worker_error(work):
     with Processes(1) as pool, pytest.raises(WorkerError, match="ValueError: bug"):
         list(pool.map_unordered(work, [("raise", 0)]))

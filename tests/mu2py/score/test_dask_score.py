@@ -106,6 +106,7 @@ def test_a_worker_is_prepared_before_its_first_unit_is_sent(tmp_path: Path) -> N
 
 def test_shards_carry_the_parents_catalog_sent_once() -> None:
     from mu2py.score.pools import ShardedPool, score_shard
+    from mu2py.score.units import run_unit
 
     class Outer:
         workers = 2
@@ -124,13 +125,33 @@ def test_shards_carry_the_parents_catalog_sent_once() -> None:
     outer, catalog = Outer(), object()
     pool = ShardedPool(outer, "spec", 1, catalog)  # type: ignore[arg-type]
     for _ in range(2):
-        assert len(list(pool.map_unordered(None, [{"kind": "mutant"}] * 4))) == 4  # type: ignore[arg-type]
+        assert len(list(pool.map_unordered(run_unit, [{"kind": "mutant"}] * 4))) == 4
     assert outer.shared == [catalog] and {s["catalog"] for s in outer.sent} == {"future"}
+
+
+def test_another_unit_function_travels_with_its_shards() -> None:
+    """props sends its own unit function over the same hosted suite: each shard names it (score's is implied)."""
+    from mu2py.props.units import run_unit as props_unit
+    from mu2py.score.pools import ShardedPool
+
+    class Outer:
+        workers = 1
+        sent: list[dict] = []
+
+        def map_unordered(self, fn, units, **_):
+            self.sent.extend(units)
+            return iter((i, [{}] * len(u["units"])) for i, u in enumerate(units))
+
+    outer = Outer()
+    pool = ShardedPool(outer, "spec", 1)  # type: ignore[arg-type]
+    assert len(list(pool.map_unordered(props_unit, [{"kind": "props_list"}]))) == 1
+    assert [shard["fn"] for shard in outer.sent] == [props_unit]
 
 
 def test_every_cluster_worker_starts_its_hosted_worker_with_the_first_units() -> None:
     """The first units (the baseline) go to one worker: the others' start-up must not wait for the mutants."""
     from mu2py.score.pools import ShardedPool, score_shard
+    from mu2py.score.units import run_unit
 
     class Outer:
         workers = 2
@@ -150,6 +171,6 @@ def test_every_cluster_worker_starts_its_hosted_worker_with_the_first_units() ->
     outer = Outer()
     pool = ShardedPool(outer, "spec", 1)  # type: ignore[arg-type]
     for _ in range(2):
-        assert len(list(pool.map_unordered(None, [{"kind": "baseline"}]))) == 1  # type: ignore[arg-type]
+        assert len(list(pool.map_unordered(run_unit, [{"kind": "baseline"}]))) == 1
     # once, before the first shards, an empty shard with the same spec for every worker
     assert outer.order == ["warm", "shards", "shards"] and outer.warmed == [{"spec": "spec", "units": []}]

@@ -46,6 +46,19 @@ def test_the_project_tree_is_shipped_without_vcs_venvs_caches_or_build_outputs(t
     assert pack_project(spec) == pack_project(spec)  # content alone names it: the same tree, the same hash
 
 
+def test_a_hidden_folder_asked_for_is_shipped_when_it_lies_under_the_root(tmp_path: Path) -> None:
+    """props ships the example database (`.hypothesis/examples`) its default runs replay; not one outside."""
+    spec = _project(tmp_path)
+    (tmp_path / ".hypothesis" / "examples" / "ab12").mkdir(parents=True)
+    (tmp_path / ".hypothesis" / "examples" / "ab12" / "cd34").write_bytes(b"\x01")
+    (tmp_path / ".hypothesis" / "constants").mkdir()
+    elsewhere = tmp_path.parent / "elsewhere-db"
+    elsewhere.mkdir(exist_ok=True)
+    (elsewhere / "x").write_text("x")
+    shipped = set(project_files(spec, also=(str(tmp_path / ".hypothesis" / "examples"), str(elsewhere))))
+    assert shipped - set(project_files(spec)) == {os.path.join(".hypothesis", "examples", "ab12", "cd34")}
+
+
 def test_a_build_folder_holding_the_code_under_test_is_shipped(tmp_path: Path) -> None:
     spec = _project(tmp_path)
     spec = SuiteSpec(root=spec.root, pytest_args=spec.pytest_args, modules=spec.modules,
