@@ -24,6 +24,7 @@ from typing import Any
 from mu2py.engine.workers import Lost, Processes, WorkerError
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
+from mu2py.score.plan import BASELINE
 from mu2py.score.pools import ShardedPool, host_entry
 from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.steps import Step
@@ -55,7 +56,7 @@ class PropsConfig:
             raise UserError("give a budget per test: --trials N or --time DURATION")
 
 
-def _run(pool: Processes | ShardedPool, fn: Callable[[dict[str, Any]], dict[str, Any]], units: list[dict[str, Any]],
+def _run(pool: Processes | ShardedPool, fn: Callable[[Any], dict[str, Any]], units: list[Any],
          done: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
     """Run `units` on the pool; their results in order (`done` hears how many have finished, after each)."""
     results: list[dict[str, Any]] = [{} for _ in units]
@@ -99,7 +100,7 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
     try:
         say(Step("baseline", "baseline"))
         try:
-            [base, listed] = _run(pool, run_unit, [{"kind": "baseline"}, {"kind": "props_list"}])
+            [base, listed] = _run(pool, run_unit, [BASELINE, {"kind": "props_list"}])
         except WorkerError as exc:
             raise UserError(f"pytest could not start in a worker ({exc}); run the suite with plain pytest") from exc
         for result in (base, listed):

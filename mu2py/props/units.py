@@ -18,6 +18,7 @@ from hypothesis.database import choices_to_bytes
 from mu2py.props.handle import Input, PropertyHandle, direct_params, why_not_fuzzable
 from mu2py.props.loop import PropertyFuzzer, mutant_plan, swapped_in
 from mu2py.score import given, hosted, runner
+from mu2py.score.plan import ScoreUnit
 from mu2py.score.units import run_unit as score_unit
 
 SHRINK_SECONDS = 10.0  # at most this long shrinking one killing input (else it is kept as found)
@@ -175,7 +176,8 @@ def _serialized(inp: Input) -> bytes:
 UNITS = {"props_list": props_list, "props_default": props_default, "props_bug": props_bug, "props_fuzz": props_fuzz}
 
 
-def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
-    """Dispatch a unit by its `kind`: the props units here, score's own (`baseline`) there."""
-    fn = UNITS.get(unit["kind"])
-    return fn(unit) if fn is not None else score_unit(unit)
+def run_unit(unit: dict[str, Any] | ScoreUnit) -> dict[str, Any]:
+    """Dispatch a unit: the props units here (dicts, by their `kind`), score's own (its baseline) there."""
+    if isinstance(unit, ScoreUnit):
+        return score_unit(unit)
+    return UNITS[unit["kind"]](unit)

@@ -27,6 +27,7 @@ from typing import Any
 from mu2py.score import hosted, ports
 from mu2py.score.failures import FAILURE_CHARS
 from mu2py.score.forkserver import ForkServer
+from mu2py.score.plan import ScoreUnit
 from mu2py.score.spec import PYTEST_OPTIONS, plugin_options
 
 # run before pytest in the fresh interpreter, with MU2PY_MUTANT_SPEC naming a file `write_spec` wrote
@@ -123,29 +124,29 @@ def write_spec(path: Path, module: str, file: str, is_package: bool, source: str
                                 "failure_file": str(failure_file) if failure_file is not None else None}))
 
 
-def isolated(unit: dict[str, Any]) -> dict[str, Any]:
+def isolated(unit: ScoreUnit) -> dict[str, Any]:
     """Run the suite in a fresh interpreter that imports the mutated module (stops at the first failure).
 
-    `unit["first"]` names tests to try alone first (the test that killed the mutant in
+    `unit.first` names tests to try alone first (the test that killed the mutant in
     place): when one fails there, that is the verdict, without collecting the whole suite.
-    `unit["only"]` names the only tests left to judge it (those that cannot run twice in one
+    `unit.only` names the only tests left to judge it (those that cannot run twice in one
     process, after the others passed in place): they decide, unless the fresh session cannot
     select them, and then the whole suite does.
     """
     state = hosted.state()
     program = state.program
     assert program is not None
-    m = program.mutants[unit["index"]]
+    m = program.mutants[unit.index]
     info = program.module_of(m.id)
     with tempfile.TemporaryDirectory(prefix="mu2py-isolated-") as tmp:
         spec_path, failure_file = Path(tmp) / "spec.json", Path(tmp) / "failure.txt"
         write_spec(spec_path, m.module, info.file, info.is_package, program.mutant_source(m.id), failure_file)
-        before = unit.get("tests_run", 0)  # tests the mutant already passed in place
+        before = unit.tests_run  # tests the mutant already passed in place
         selections: list[tuple[list[str], bool]] = []
-        if unit.get("only"):
-            selections.append((list(unit["only"]), True))
-        elif unit.get("first"):
-            selections.append((list(unit["first"]), False))
+        if unit.only:
+            selections.append((list(unit.only), True))
+        elif unit.first:
+            selections.append((list(unit.first), False))
         # a tried-first test counts only when it ran and failed (exit 1): an id the fresh session does not
         # collect is a usage error there, and the whole suite decides
         selections.append((list(state.spec.pytest_args), True))
@@ -154,11 +155,11 @@ def isolated(unit: dict[str, Any]) -> dict[str, Any]:
                 failure_file.unlink(missing_ok=True)  # a session's failure, never an earlier one's
                 options = [*PYTEST_OPTIONS, *plugin_options(state.spec.pytest_args)]
                 code, output = _fresh_pytest(state, ["-x", "-q", *options, *selection], str(spec_path), tmp,
-                                             unit["timeout"])
+                                             unit.timeout)
                 ran = before + _count_run(output)
                 if code == "timeout":
                     return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>",
-                            "tests_run": max(ran, 1), "failure": f"timed out after {unit['timeout']:.3g} s"}
+                            "tests_run": max(ran, 1), "failure": f"timed out after {unit.timeout:.3g} s"}
                 if code == 1 or (code != 0 and decisive and selection is selections[-1][0]):
                     return {"status": "killed", "killed_by": _failed_test(output), "tests_run": max(ran, 1),
                             "failure": _failure(failure_file, output)}

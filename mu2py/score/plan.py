@@ -11,6 +11,8 @@ Invariant: every mutant in the program gets either a verdict here or exactly one
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,6 +22,44 @@ if TYPE_CHECKING:
 OUT_OF_SCOPE = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "out_of_scope"}
 # a mutant the run's deadline (a command's --time budget) came before it was judged: not scored, and counted apart
 CUT_BY_BUDGET = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "budget"}
+
+
+class UnitKind(StrEnum):
+    """What a score worker does with a unit (see `units`)."""
+
+    BASELINE = "baseline"  # every test on the probed original
+    MUTANT = "mutant"  # a function-level mutant swapped in, its tests run in place
+    REEXEC = "reexec"  # an import-time mutant: its module body re-run in place
+    ISOLATED = "isolated"  # the suite in a fresh interpreter importing the mutated module
+
+
+TestSlot = tuple[str, float, int | None]
+"""A test a unit runs: its node id, its timeout in seconds, and its position in the baseline's order."""
+
+
+@dataclass(frozen=True)
+class ScoreUnit:
+    """One piece of work for a score worker: the baseline, or one mutant judged one way.
+
+    Invariants: `index` is a mutant's (-1 only for the baseline); `tests` are fastest first; `fresh` (tests that
+    judge only in a fresh interpreter, each after those it needs) and `tests` share no test; `timeout` (> 0) is set
+    for `ISOLATED` units only, as are `why`, `first`, `only` and `tests_run`.
+    """
+
+    kind: UnitKind
+    index: int = -1
+    tests: list[TestSlot] = field(default_factory=list)
+    fresh: list[tuple[str, int]] = field(default_factory=list)
+    volatile: list[str] = field(default_factory=list)  # project files the suite itself changes on every run
+    record: float = 0.0  # REEXEC: seconds recording what each test runs may add, a worker's first time
+    timeout: float = 0.0  # ISOLATED: the fresh session's whole budget
+    why: str = ""  # ISOLATED: why not in place
+    first: list[str] = field(default_factory=list)  # ISOLATED: tests to try alone first (a kill in place)
+    only: list[str] = field(default_factory=list)  # ISOLATED: the only tests left to judge it
+    tests_run: int = 0  # ISOLATED: tests it already passed in place
+
+
+BASELINE = ScoreUnit(UnitKind.BASELINE)
 
 RECORD_FACTOR = 5.0
 """How much slower than its timeout a test may run while a worker records the code it runs (a trace hook on every
@@ -32,15 +72,15 @@ def _scope_key(module: str, scope: str) -> str:
     return f"{module}:{scope}"
 
 
-def isolated_unit(index: int, state: ScoreRun, config: ScoreConfig) -> dict[str, Any]:
+def isolated_unit(index: int, state: ScoreRun, config: ScoreConfig, why: str = "") -> ScoreUnit:
     """The unit judging mutant `index` in a fresh interpreter, its timeout from the whole suite's time."""
     total = sum(t["seconds"] for t in state.tests)
-    return {"kind": "isolated", "index": index, "tests": [],
-            "timeout": config.timeout_factor * total + 10 * config.min_timeout + 10.0}
+    return ScoreUnit(UnitKind.ISOLATED, index, timeout=config.timeout_factor * total + 10 * config.min_timeout + 10.0,
+                     why=why)
 
 
 def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[str],
-          cache: VerdictCache) -> list[dict[str, Any]]:
+          cache: VerdictCache) -> list[ScoreUnit]:
     """Decide each mutant's fate before running anything: cached, isolated, no coverage, pruned, or which tests."""
     program = state.program
     unprobed = [q.replace(".<locals>", "") for q in base["unprobed"]]
@@ -72,12 +112,11 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
                 needed.update(position[n] for n in state.tests[t].get("after", ()) if n in position)
         return [(state.tests[t]["nodeid"], t) for t in sorted(needed)]
 
-    def split(chosen: list[int]) -> dict[str, Any]:
+    def split(kind: UnitKind, index: int, chosen: list[int], record: float = 0.0) -> ScoreUnit:
         in_place = [t for t in chosen if t not in once]
-        return {"tests": [(state.tests[t]["nodeid"], round(config.timeout_factor * state.tests[t]["seconds"]
-                                                           + config.min_timeout, 3), t) for t in in_place],
-                "fresh": fresh(chosen),
-                **({"volatile": volatile} if volatile else {})}
+        tests: list[TestSlot] = [(state.tests[t]["nodeid"], round(config.timeout_factor * state.tests[t]["seconds"]
+                                                                  + config.min_timeout, 3), t) for t in in_place]
+        return ScoreUnit(kind, index, tests, fresh(chosen), volatile, record)
 
     volatile = list(base.get("volatile", []))
     # what recording the whole suite may take: every test's timeout, times what its hook costs at most
@@ -107,7 +146,7 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
         if not m.at_import and (m.module, m.scope) in elsewhere:
             # its function ran while another module was imported: neither the tests' reach nor a swap in place
             # shows what it did then; a fresh interpreter importing the mutated module does
-            units.append(dict(isolated_unit(index, state, config), why=f"{m.scope} ran while a module was imported"))
+            units.append(isolated_unit(index, state, config, why=f"{m.scope} ran while a module was imported"))
             continue
         redone = not m.at_import and (m.module, m.scope) in by_own_body
         if (index in program.static or redone) and config.import_time == "fresh":
@@ -119,7 +158,7 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
             everything = sorted(range(len(state.tests)), key=lambda t: rank[t])
             # a worker's first such unit records what each test runs, the whole suite under a hook, before
             # judging: its deadline moves by `record` seconds for that (see `units._executed`)
-            units.append({"kind": "reexec", "index": index, **split(everything), "record": record})
+            units.append(split(UnitKind.REEXEC, index, everything, record))
             continue
         scope = _scope_key(m.module, m.scope)
         if any(scope == u or scope.startswith(u + ".") for u in undefined):
@@ -143,5 +182,5 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
             else:
                 chosen = sorted(reaching)
         chosen.sort(key=lambda t: rank[t])
-        units.append({"kind": "mutant", "index": index, **split(chosen)})
+        units.append(split(UnitKind.MUTANT, index, chosen))
     return units

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from mu2py.engine.workers import Processes
 from mu2py.score.catalog import Catalog
+from mu2py.score.plan import ScoreUnit, UnitKind
 from mu2py.score.spec import SuiteSpec, moved
 from mu2py.score.units import run_unit
 
@@ -235,7 +236,7 @@ SLACK = 10.0
 """Seconds a unit's deadline allows beyond its tests' timeouts: a kill's check on the original, restoring files."""
 
 
-def deadline(unit: dict[str, Any]) -> float:
+def deadline(unit: ScoreUnit) -> float:
     """Seconds a unit may take before its worker is killed (the baseline has none).
 
     Waits for another worker (the bind lock) and a worker's one-off bookkeeping (recording what each
@@ -243,6 +244,6 @@ def deadline(unit: dict[str, Any]) -> float:
     """
     # the per-test timeouts interrupt Python code; this backstop kills a worker stuck inside C, where a mutant
     # may also be filling memory (`"".join` of an endless iterator: about 200 MB/s), so it comes soon after
-    if unit["kind"] == "baseline":
+    if unit.kind is UnitKind.BASELINE:
         return float("inf")  # the original suite's own time is what the baseline measures
-    return float(unit.get("timeout") or sum(entry[1] for entry in unit["tests"])) + SLACK
+    return (unit.timeout or sum(entry[1] for entry in unit.tests)) + SLACK

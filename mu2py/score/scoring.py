@@ -32,7 +32,7 @@ from mu2py.score import pools
 from mu2py.score.cache import VerdictCache, digest, tests_digest
 from mu2py.score.catalog import catalog_of
 from mu2py.score.config import ScoreConfig, ScoreRun
-from mu2py.score.plan import CUT_BY_BUDGET, OUT_OF_SCOPE, isolated_unit, plan
+from mu2py.score.plan import BASELINE, CUT_BY_BUDGET, OUT_OF_SCOPE, ScoreUnit, isolated_unit, plan
 from mu2py.score.reports import identifiers
 from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.score.units import run_unit
@@ -95,7 +95,7 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             progress("baseline")
             base_start = time.perf_counter()
             try:
-                [(_, base)] = list(pool.map_unordered(run_unit, [{"kind": "baseline"}],
+                [(_, base)] = list(pool.map_unordered(run_unit, [BASELINE],
                                                       on_wait=lambda: progress("baseline")))
             except WorkerError as exc:
                 raise UserError(f"pytest could not start in a worker ({exc}); run the suite with plain pytest "
@@ -127,17 +127,17 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             attempts: dict[int, int] = {}
             spent: dict[int, float] = {}  # worker seconds of a mutant's earlier units (in place, then isolated)
             while units:
-                retry: list[dict[str, Any]] = []
+                retry: list[ScoreUnit] = []
                 for i, result in pool.map_unordered(run_unit, units, deadline=pools.deadline,
                                                     on_wait=lambda: progress("mutants")):
                     unit = units[i]
-                    index = unit["index"]
+                    index = unit.index
                     if isinstance(result, Lost):
                         # the worker died (crash, os._exit) or hung past every test's timeout: the suite noticed
                         # (on two workers, the second fresh: see `pools`); its seconds are both attempts', deadlines
                         # included
                         result = {"status": "timeout" if "deadline" in result.reason else "killed",
-                                  "killed_by": f"<{result.reason}>", "tests_run": len(unit["tests"]),
+                                  "killed_by": f"<{result.reason}>", "tests_run": len(unit.tests),
                                   "seconds": result.seconds}
                     if result["status"] == "retry":
                         attempts[index] = attempts.get(index, 0) + 1
@@ -149,14 +149,14 @@ def score(spec: SuiteSpec, config: ScoreConfig,
                         result = {"status": "isolate", "why": result["why"]}
                     if result["status"] == "isolate":
                         spent[index] = spent.get(index, 0.0) + result.get("seconds", 0.0)
-                        retry.append(dict(isolated_unit(index, state, config), why=result["why"],
-                                          first=result.get("first", []), only=result.get("only", []),
-                                          tests_run=result.get("tests_run", 0)))
+                        retry.append(replace(isolated_unit(index, state, config, why=result["why"]),
+                                             first=result.get("first", []), only=result.get("only", []),
+                                             tests_run=result.get("tests_run", 0)))
                         continue
-                    result["mode"] = unit["kind"]
+                    result["mode"] = unit.kind.value
                     result["seconds"] = round(result.get("seconds", 0.0) + spent.pop(index, 0.0), 4)
-                    if "why" in unit:
-                        result["isolated_because"] = unit["why"]
+                    if unit.why:
+                        result["isolated_because"] = unit.why
                     state.verdicts[index] = result
                     cache.put(keys[index], result)  # on disk at once: a crash loses only the units in flight
                     progress("mutants")

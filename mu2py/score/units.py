@@ -39,13 +39,14 @@ from mu2py.engine.workers import extend_deadline, request_restart
 from mu2py.score import hosted, killers, ports, runner
 from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up
+from mu2py.score.plan import ScoreUnit, UnitKind
 from mu2py.score.reload import ReloadError, reload_with_readers
 from mu2py.score.runner import run_test
 
 HINT_SHARE = 0.25  # of its tests' time, what an import-time mutant the reload doubts runs in place (see `reexec`)
 
 
-def baseline(unit: dict[str, Any]) -> dict[str, Any]:
+def baseline(unit: ScoreUnit) -> dict[str, Any]:
     """Run every test on the original under probes; per test: outcome, seconds, reached sites, infected mutants."""
     state = hosted.state()
     if state.error:
@@ -225,20 +226,20 @@ def _busy(nodeid: str) -> dict[str, Any]:
     return {"status": "retry", "why": f"{nodeid} waited too long for another worker's test to let go of an address"}
 
 
-def mutant(unit: dict[str, Any]) -> dict[str, Any]:
-    """Run one mutant against `unit["tests"]` (nodeids with timeouts) until a test fails or times out."""
+def mutant(unit: ScoreUnit) -> dict[str, Any]:
+    """Run one mutant against `unit.tests` (node ids with timeouts) until a test fails or times out."""
     state = hosted.state()
     assert state.program is not None
-    m = state.program.mutants[unit["index"]]
+    m = state.program.mutants[unit.index]
     swap = state.swaps[m.module]
-    codes = hosted.snippet(state, unit["index"])
+    codes = hosted.snippet(state, unit.index)
     if codes is not None:
         try:
             swap.apply(*codes)
         except SwapError:
             codes = None  # nothing swapped: the whole mutated module decides below, as without a snippet
     if codes is None:
-        _, code = _compiled(state, unit["index"])
+        _, code = _compiled(state, unit.index)
         if isinstance(code, dict):
             return code
         try:
@@ -246,7 +247,7 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
         except SwapError as exc:
             return {"status": "isolate", "why": str(exc)}
     try:
-        verdict = _run_tests(state, killers.first(state.killers, m, unit["tests"]),
+        verdict = _run_tests(state, killers.first(state.killers, m, unit.tests),
                              {"status": "survived", "killed_by": None})
     finally:
         swap.restore()
@@ -256,22 +257,22 @@ def mutant(unit: dict[str, Any]) -> dict[str, Any]:
     return _judged_fresh(unit, verdict, damaged)
 
 
-def _judged_fresh(unit: dict[str, Any], verdict: dict[str, Any], damaged: list[str]) -> dict[str, Any]:
+def _judged_fresh(unit: ScoreUnit, verdict: dict[str, Any], damaged: list[str]) -> dict[str, Any]:
     """A survivor of the in-process tests still faces the tests that cannot run twice in one process; and one
     whose tests deleted or changed project files (which the next tests of a plain run would find so) faces
     the whole suite in a fresh interpreter."""
-    damaged = [d for d in damaged if d not in unit.get("volatile", ())]
+    damaged = [d for d in damaged if d not in unit.volatile]
     if verdict["status"] == "survived" and damaged:
         return {"status": "isolate", "why": f"its tests changed {', '.join(damaged[:3])}",
                 "tests_run": verdict.get("tests_run", 0)}
-    fresh = [nodeid for nodeid, _ in unit.get("fresh", [])]
+    fresh = [nodeid for nodeid, _ in unit.fresh]
     if verdict["status"] == "survived" and fresh:
         return {"status": "isolate", "why": f"{len(fresh)} tests cannot run twice in one process",
                 "only": fresh, "tests_run": verdict.get("tests_run", 0)}
     return verdict
 
 
-def reexec(unit: dict[str, Any]) -> dict[str, Any]:
+def reexec(unit: ScoreUnit) -> dict[str, Any]:
     """A module-level mutant in-process: the mutated module body re-run in place, changes carried over.
 
     See `reload`: without doubts the live state is the one a fresh import of the mutant
@@ -280,11 +281,11 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
     the cheapest tests in place (`HINT_SHARE`): one that fails there is tried first in the fresh one.
     """
     state = hosted.state()
-    m, code = _compiled(state, unit["index"])
+    m, code = _compiled(state, unit.index)
     if isinstance(code, dict):
         return code
     graph, modules = hosted.import_graph(state)
-    executed = _executed(state, unit.get("record", 0.0))  # recorded on the original, before any reload here
+    executed = _executed(state, unit.record)  # recorded on the original, before any reload here
     if executed is None:
         return _busy("a test")
     try:
@@ -308,7 +309,7 @@ def reexec(unit: dict[str, Any]) -> dict[str, Any]:
                     "why": f"collecting it raised {failed[1]}"}
         return {"status": "isolate", "why": f"its module body raised {type(exc).__name__}"}
     try:
-        tests = unit["tests"]
+        tests = unit.tests
         if reloaded.observable_by_name:
             # only the tests that ran code able to see a change: a changed function, or a read by name
             # of something rebound (see `Reload.observed_by`); every test clears the memo caches itself
@@ -498,19 +499,19 @@ def _tools(monitoring: Any, but: int | None = None) -> list[int]:
     return [k for k in range(6) if k != but and monitoring.get_tool(k) is not None]
 
 
-UNITS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "baseline": baseline, "mutant": mutant, "reexec": reexec, "isolated": isolated,
+UNITS: dict[UnitKind, Callable[[ScoreUnit], dict[str, Any]]] = {
+    UnitKind.BASELINE: baseline, UnitKind.MUTANT: mutant, UnitKind.REEXEC: reexec, UnitKind.ISOLATED: isolated,
 }
 
 
-def run_unit(unit: dict[str, Any]) -> dict[str, Any]:
+def run_unit(unit: ScoreUnit) -> dict[str, Any]:
     """Dispatch a unit by its `kind` (the function every score worker runs); the result says how long it took."""
     start = time.perf_counter()
     recorded = hosted.HOST.record_seconds if hosted.HOST is not None else 0.0
     # the baseline has no deadline; every other unit's allows its tests' timeouts and `pools.SLACK` more
-    ports.new_unit(math.inf if unit["kind"] == "baseline" else ports.WAIT_BUDGET)
+    ports.new_unit(math.inf if unit.kind is UnitKind.BASELINE else ports.WAIT_BUDGET)
     try:
-        result = UNITS[unit["kind"]](unit)
+        result = UNITS[unit.kind](unit)
     finally:
         if hosted.HOST is not None:
             hosted.restore_tree(hosted.HOST)

@@ -105,6 +105,7 @@ def test_a_worker_is_prepared_before_its_first_unit_is_sent(tmp_path: Path) -> N
 
 
 def test_shards_carry_the_parents_catalog_sent_once() -> None:
+    from mu2py.score.plan import ScoreUnit, UnitKind
     from mu2py.score.pools import ShardedPool, score_shard
     from mu2py.score.units import run_unit
 
@@ -125,7 +126,7 @@ def test_shards_carry_the_parents_catalog_sent_once() -> None:
     outer, catalog = Outer(), object()
     pool = ShardedPool(outer, "spec", 1, catalog)  # type: ignore[arg-type]
     for _ in range(2):
-        assert len(list(pool.map_unordered(run_unit, [{"kind": "mutant"}] * 4))) == 4
+        assert len(list(pool.map_unordered(run_unit, [ScoreUnit(UnitKind.MUTANT, 0)] * 4))) == 4
     assert outer.shared == [catalog] and {s["catalog"] for s in outer.sent} == {"future"}
 
 
@@ -150,6 +151,7 @@ def test_another_unit_function_travels_with_its_shards() -> None:
 
 def test_every_cluster_worker_starts_its_hosted_worker_with_the_first_units() -> None:
     """The first units (the baseline) go to one worker: the others' start-up must not wait for the mutants."""
+    from mu2py.score.plan import BASELINE
     from mu2py.score.pools import ShardedPool, score_shard
     from mu2py.score.units import run_unit
 
@@ -171,6 +173,6 @@ def test_every_cluster_worker_starts_its_hosted_worker_with_the_first_units() ->
     outer = Outer()
     pool = ShardedPool(outer, "spec", 1)  # type: ignore[arg-type]
     for _ in range(2):
-        assert len(list(pool.map_unordered(run_unit, [{"kind": "baseline"}]))) == 1
+        assert len(list(pool.map_unordered(run_unit, [BASELINE]))) == 1
     # once, before the first shards, an empty shard with the same spec for every worker
     assert outer.order == ["warm", "shards", "shards"] and outer.warmed == [{"spec": "spec", "units": []}]

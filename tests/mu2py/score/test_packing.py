@@ -1,15 +1,17 @@
 """Units travel to the workers through `child.send`: plain data by the C pickler, anything else as before (dill)."""
 
 import time
+from operator import attrgetter
 
 import dill
 
 from mu2py.engine.child import _DILL, _PLAIN, _dumps
 from mu2py.engine.workers import Processes
+from mu2py.score.plan import ScoreUnit, UnitKind
 
 # an import-time mutant's unit: every test of the suite, fastest first
-UNIT = {"kind": "reexec", "index": 3, "fresh": [],
-        "tests": [(f"tests/test_words.py::test_plural[word{i}]", 1.0 + i / 1000, i) for i in range(500)]}
+UNIT = ScoreUnit(UnitKind.REEXEC, 3,
+                 [(f"tests/test_words.py::test_plural[word{i}]", 1.0 + i / 1000, i) for i in range(500)])
 
 
 def test_a_unit_of_plain_data_goes_by_the_c_pickler_and_is_cheap_to_send():
@@ -34,8 +36,8 @@ def test_a_unit_holding_what_only_dill_pickles_goes_by_dill():
 
 def test_a_worker_receives_the_unit_itself():
     with Processes(1) as pool:
-        (index, result), = pool.map_unordered(sorted, [UNIT])
-    assert index == 0 and result == sorted(UNIT)
+        (index, result), = pool.map_unordered(attrgetter("tests"), [UNIT])
+    assert index == 0 and result == UNIT.tests
     with Processes(1) as pool:
         (index, result), = pool.map_unordered(lambda unit: unit["key"](4), [{"key": lambda n: n * n}])
     assert index == 0 and result == 16
