@@ -31,8 +31,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from score_vs_mutmut import PACKAGES, ensure_sdist, ensure_venv, fresh_copy, mu2py_command, mu2py_env
 
-from mu2py.engine.cluster import DaskExecutor
-from mu2py.engine.workers import InProcess, Processes
+from mu2py.processes.cluster import DaskExecutor
+from mu2py.processes.workers import InProcess, Processes
 
 
 def unit_cost(pool: Any, units: int, **kwargs: Any) -> float:

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 
 from mu2py.engine.engine import LocalRunner
-from mu2py.engine.ledger import Drift, Ledger
 from mu2py.mutants.catalog import Program
+from mu2py.processes.ledger import Drift, Ledger
 from mu2py.target.modules import resolve_target
 
 

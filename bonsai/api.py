@@ -198,7 +198,7 @@ def run(grammar: PathLike, target: str, *, bounds: Bounds | str | Sequence[int],
     from bonsai.grammar import GrammarLoadError
     from bonsai.lattice import run_lattice
     from mu2py.budget import parse_duration
-    from mu2py.engine.workers import WorkerError
+    from mu2py.processes.workers import WorkerError
 
     if (node_trials is None) == (node_time is None):
         raise UserError("give one budget per node: --node-trials N or --node-time DURATION")
@@ -224,7 +224,7 @@ def run(grammar: PathLike, target: str, *, bounds: Bounds | str | Sequence[int],
     executor = None
     try:
         if cluster:
-            from mu2py.engine.cluster import DaskExecutor
+            from mu2py.processes.cluster import DaskExecutor
 
             executor = DaskExecutor(cluster)
             say(Step(f"Dask dashboard: {executor.dashboard}", "dashboard"))

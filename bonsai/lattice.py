@@ -111,7 +111,7 @@ def run_lattice(grammar_path: str, target_spec: str, top: Bounds, *, trials: int
     `targets`: module prefixes whose coverage counts (default: the driver's targets, else the function's
     package).  Finished nodes of an earlier run into `out` are read back, not run (`progress` says how
     many); each line `progress` hears is a `mu2py.steps.Step` counting the nodes done of all.  `cluster`: an
-    executor with `map_unordered` (e.g. `mu2py.engine.cluster.DaskExecutor`) that runs the nodes of a
+    executor with `map_unordered` (e.g. `mu2py.processes.cluster.DaskExecutor`) that runs the nodes of a
     generation; nodes then need nothing of this machine but the installed packages (the grammar travels as text,
     the target's modules from this machine's folders are shipped: see `DaskExecutor.ship`).  `warn`
     hears when coverage cannot grow (target code slipcover cannot see) or stayed 0.  The target's warnings

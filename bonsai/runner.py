@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bonsai.node import NodeResult, NodeStats, node_dir, run_node, write_done
-from mu2py.engine.workers import Lost, Processes
+from mu2py.processes.workers import Lost, Processes
 from mu2py.store.atomic import write_atomic
 
 __all__ = ["GrammarText", "NodeRunner", "grammar_payload", "remote_node"]

@@ -332,8 +332,8 @@ def mutate(target: str, *, inputs: Sequence[PathLike] = (), values: Sequence[str
     say = progress or (lambda _: None)
     try:
         if cluster or workers > 1:
-            from mu2py.engine.cluster import executor_for
             from mu2py.feedback.shards import mutate_sharded
+            from mu2py.processes.cluster import executor_for
 
             # the driver's and mutated modules, when they come from this machine's folders, travel with the job
             needs = [resolved.driver.module, *(m.name for m in resolved.modules)]
@@ -564,7 +564,7 @@ def _fuzz_parallel(target: str, prefixes: tuple[str, ...] | None, config: FuzzCo
         raise UserError("--workers needs --out: each campaign writes its own directory under it")
     executor = None
     if cluster:
-        from mu2py.engine.cluster import DaskExecutor
+        from mu2py.processes.cluster import DaskExecutor
         from mu2py.target.driver import split_spec
 
         # the target's modules, when they come from this machine's folders, travel with the job

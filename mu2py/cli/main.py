@@ -190,7 +190,7 @@ def _run(args: argparse.Namespace) -> int:
         # the program runs in this process (importing the target runs code too): what it prints is dropped,
         # and a process it started is stopped at the end
         from mu2py.cli.streams import own_stdout
-        from mu2py.engine.confine import children, kill_children
+        from mu2py.processes.confine import children, kill_children
 
         before = children()
         try:

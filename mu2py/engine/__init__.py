@@ -1,1 +1,2 @@
-"""The one mutant engine: applying mutants to importlib copies, running them, and supervising the process that does."""
+"""The one mutant engine: applying mutants to importlib copies, running them under the oracle, and the supervised
+host process that does it."""

@@ -46,13 +46,13 @@ from mu2py.engine.copies import (
     driver_function,
     rebind_driver,
 )
-from mu2py.engine.fresh import ContainerSnapshot
-from mu2py.engine.ledger import Entry, Ledger
 from mu2py.engine.oracle import KillReason, kill_reason, same_warnings, warning_difference
-from mu2py.engine.outside import OutsideState
 from mu2py.engine.payload import ModuleLayout, Payload
 from mu2py.engine.runs import RunResult, Status, Timeout, Warned, leave_if_forked, quiet_timeouts, run, wall_alarm
 from mu2py.engine.swap import CodeSwap, SwapError
+from mu2py.processes.fresh import ContainerSnapshot
+from mu2py.processes.ledger import Entry, Ledger
+from mu2py.processes.outside import OutsideState
 from mu2py.target.modules import Target
 
 # a mutated module body may run this many times as long as the original copies took to build (at least

@@ -42,13 +42,13 @@ from multiprocess.connection import wait
 
 from mu2py.budget import Deadline
 from mu2py.engine import runs
-from mu2py.engine.child import die_with_parent, limit_memory, receive, send, silence_output
-from mu2py.engine.confine import Confinement, kill_group, make_mirror, remove_mirror
 from mu2py.engine.engine import Engine, Verdict
 from mu2py.engine.oracle import KillReason
 from mu2py.engine.payload import Payload
 from mu2py.engine.runs import RunResult, leave_if_forked
 from mu2py.errors import UserError
+from mu2py.processes.child import die_with_parent, limit_memory, receive, send, silence_output
+from mu2py.processes.confine import Confinement, kill_group, make_mirror, remove_mirror
 
 # verdict codes in the shared array: 0 not reached yet, then one per outcome
 _CODES: list[KillReason | None] = [None, None, *KillReason]

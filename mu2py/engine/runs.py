@@ -283,7 +283,7 @@ def run(fn: Callable[[Any], Any], value: Any, timeout: float | None, *, guard_ex
 
     The timeout interrupts pure-Python code through SIGALRM, or SIGPROF after `timeout` seconds of
     CPU time with `cpu` (main thread only); code stuck
-    inside C is stopped by the worker watchdog of `mu2py.engine.workers` instead.  With `guard_exit`,
+    inside C is stopped by the worker watchdog of `mu2py.processes.workers` instead.  With `guard_exit`,
     `os._exit` raises ProcessExit during the call: for the original program run in mu2py's own
     process, where an exit would end mu2py on the spot (mutants need no guard: they run in the
     supervised host, where an exit is a crash verdict).  The guard holds in this process only:

@@ -20,8 +20,8 @@ import slipcover
 from slipcover import branch as sc_branch
 
 from mu2py.engine.copies import build_copies, compile_module, driver_function
-from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.engine.runs import run
+from mu2py.processes.fresh import ContainerSnapshot
 from mu2py.target.modules import Target, TargetModule
 
 

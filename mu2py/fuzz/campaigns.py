@@ -27,12 +27,12 @@ from typing import Any
 
 from mu2py.budget import Budget, Deadline, process_started
 from mu2py.budget import now as budget_clock
-from mu2py.engine.workers import Lost, executor
 from mu2py.errors import UserError
 from mu2py.fuzz.config import FuzzConfig, FuzzResult
 from mu2py.fuzz.fuzzer import Fuzzer
 from mu2py.inputs.generators import source_for
 from mu2py.mutants.catalog import Program
+from mu2py.processes.workers import Lost, executor
 from mu2py.store.atomic import DirectoryLock, write_atomic, write_json
 from mu2py.store.corpus import Corpus
 from mu2py.target.modules import Target, resolve_target
@@ -231,7 +231,7 @@ def run_parallel(spec: str, prefixes: tuple[str, ...] | None, config: FuzzConfig
                  cluster: Any = None, budget: Budget | None = None) -> tuple[FuzzResult, list[Any]]:
     """Run `workers` campaigns in parallel, then merge; returns the merged result and per-campaign summaries.
 
-    With `cluster` (an executor such as `mu2py.engine.cluster.DaskExecutor`) the campaigns run there and
+    With `cluster` (an executor such as `mu2py.processes.cluster.DaskExecutor`) the campaigns run there and
     send their corpora back as data; they start afresh (a cluster run does not resume campaigns).  `budget` is the
     command's (default: `config`'s, from now): under --time, everything here ends by its deadline.
     """

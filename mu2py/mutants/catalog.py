@@ -14,7 +14,6 @@ from typing import Any
 import libcst as cst
 
 from mu2py.engine.copies import CopyLoadError, build_copies, compile_module, driver_function
-from mu2py.engine.fresh import ContainerSnapshot
 from mu2py.engine.payload import ModuleLayout, Payload
 from mu2py.errors import UserError
 from mu2py.mutants.instrument import instrument
@@ -22,6 +21,7 @@ from mu2py.mutants.model import Mutant, one_line
 from mu2py.mutants.operators import FoundMutation, ParsedModule, apply_mutation, find_mutations
 from mu2py.mutants.probes import ProbeRecorder, SiteTable, binary_op, compare_op, inplace_ops
 from mu2py.mutants.sites import Site, find_sites
+from mu2py.processes.fresh import ContainerSnapshot
 from mu2py.target.modules import Target, TargetModule
 
 

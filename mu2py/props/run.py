@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from mu2py.engine.workers import Lost, Processes, WorkerError
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
+from mu2py.processes.workers import Lost, Processes, WorkerError
 from mu2py.score.plan import BASELINE
 from mu2py.score.pools import ShardedPool, host_entry
 from mu2py.score.spec import SuiteSpec, build_program
@@ -166,7 +166,7 @@ def _open_pool(seeded: SuiteSpec, config: PropsConfig) -> Processes | ShardedPoo
     if not config.cluster:
         return Processes(max(1, config.workers), initializer=host_entry, initargs=(seeded, None), hosting=True,
                          retries=0)
-    from mu2py.engine.cluster import DaskExecutor
+    from mu2py.processes.cluster import DaskExecutor
     from mu2py.score.shipping import pack_project
 
     # the example database goes too: the default runs on the workers replay it, as they do here (a folder outside

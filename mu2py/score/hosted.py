@@ -21,12 +21,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from mu2py.engine.fresh import ContainerSnapshot
-from mu2py.engine.ledger import Ledger
-from mu2py.engine.outside import Bindings
 from mu2py.engine.payload import ModuleLayout
 from mu2py.engine.swap import CodeSwap
-from mu2py.engine.workers import request_restart
+from mu2py.processes.fresh import ContainerSnapshot
+from mu2py.processes.ledger import Ledger
+from mu2py.processes.outside import Bindings
+from mu2py.processes.workers import request_restart
 from mu2py.score import given
 from mu2py.score.catalog import Catalog, Probes
 from mu2py.score.forkserver import ForkServer
@@ -68,7 +68,7 @@ class Host:
     layouts: dict[str, ModuleLayout] = field(default_factory=dict)  # per module: its statements (see `snippet`)
     edits: list[tuple[int, int, str] | str] | None = None  # per mutant: its edit of the module's source
     killers: dict[tuple[str, str, int], list[str]] = field(default_factory=dict)  # see `killers`
-    # interpreter-wide state every test starts from (see `engine.ledger`), settled before the first test; a
+    # interpreter-wide state every test starts from (see `processes.ledger`), settled before the first test; a
     # worker's threads are left unchecked: a package's lazily started pool would retire every worker, and a
     # kill a thread caused is caught when its test runs again on the original (see `units._checked`)
     ledger: Ledger = field(default_factory=lambda: Ledger(threads=False))
@@ -124,7 +124,7 @@ def state() -> Host:
                                "install the package in editable mode or run from its source root")
             HOST.swaps[info.name] = CodeSwap(module, compile(info.source, info.file, "exec", dont_inherit=True))
         given.pin_local_constants(swap.module for swap in HOST.swaps.values())
-        # taken before any test runs: what every test starts from (see `mu2py.engine.fresh`)
+        # taken before any test runs: what every test starts from (see `mu2py.processes.fresh`)
         HOST.containers = ContainerSnapshot([swap.module for swap in HOST.swaps.values()])
         HOST.imported = [Bindings(vars(swap.module)) for swap in HOST.swaps.values()]
         # per-thread state at module level (a current locale): a test that leaves it set would hide a mutant

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from mu2py.engine.workers import Processes
+from mu2py.processes.workers import Processes
 from mu2py.score.catalog import Catalog
 from mu2py.score.plan import ScoreUnit, UnitKind
 from mu2py.score.spec import SuiteSpec, moved
@@ -35,7 +35,7 @@ def open_pool(spec: SuiteSpec, config: ScoreConfig, catalog: Catalog | None = No
     """The pool of workers hosting `spec` that `config` asks for (a context manager with `map_unordered`); local
     workers take the parent's `catalog` of the mutants instead of parsing the modules again."""
     if config.cluster:
-        from mu2py.engine.cluster import DaskExecutor
+        from mu2py.processes.cluster import DaskExecutor
         from mu2py.score.shipping import pack_project
 
         project = pack_project(spec)  # before connecting: a project over the size cap fails at once
@@ -68,7 +68,7 @@ def score_shard(shard: dict[str, Any]) -> list[Any]:
     spec = shard["spec"]
     tree = None
     if "project" in shard:
-        from mu2py.engine.cluster import unpacked_tree
+        from mu2py.processes.cluster import unpacked_tree
 
         # every shard marks the tree in use (a run longer than the sweep's age keeps it), and unpacks it again
         # should it be gone: a hosted worker replacing a lost one copies it anew
@@ -82,7 +82,7 @@ def score_shard(shard: dict[str, Any]) -> list[Any]:
         _SHARD_POOLS.clear()
         here, scratch = spec, ""
         if tree is not None:
-            from mu2py.engine.scratch import make_scratch
+            from mu2py.processes.scratch import make_scratch
 
             # the sandboxes (copies of the unpacked tree mutants write to) go in a scratch folder of this machine:
             # the client's may not exist here, and this one is removed with the hosted worker (or, should this

@@ -27,7 +27,7 @@ import threading
 import time
 from typing import Any
 
-from mu2py.engine.workers import extend_deadline
+from mu2py.processes.workers import extend_deadline
 
 LOCK_FILE = os.path.join(tempfile.gettempdir(), "mu2py-bind.lock")
 WAIT_BUDGET = 20.0

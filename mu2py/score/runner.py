@@ -19,7 +19,7 @@ import os
 from typing import Any
 
 from mu2py.engine.runs import Timeout, wall_alarm
-from mu2py.engine.workers import request_restart
+from mu2py.processes.workers import request_restart
 from mu2py.score import failures, given, hosted, lean, ports
 from mu2py.score.params import restore_params
 from mu2py.score.warned import filters_of

@@ -25,9 +25,9 @@ from dataclasses import replace
 from typing import Any
 
 from mu2py.budget import Deadline
-from mu2py.engine.scratch import make_scratch
-from mu2py.engine.workers import Lost, WorkerError
 from mu2py.errors import UserError
+from mu2py.processes.scratch import make_scratch
+from mu2py.processes.workers import Lost, WorkerError
 from mu2py.score import pools
 from mu2py.score.cache import VerdictCache, digest, tests_digest
 from mu2py.score.catalog import catalog_of

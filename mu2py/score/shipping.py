@@ -93,7 +93,7 @@ def _metadata_folders(spec: SuiteSpec) -> list[str]:
 def pack_project(spec: SuiteSpec, also: tuple[str, ...] = ()) -> bytes:
     """The zip of `project_files(spec, also)` under the root (see `pack_tree`); a `UserError` when over
     `limit_bytes()`."""
-    from mu2py.engine.cluster import pack_tree
+    from mu2py.processes.cluster import pack_tree
 
     files = project_files(spec, also)
     total, limit = sum(files.values()), limit_bytes()

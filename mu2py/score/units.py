@@ -32,10 +32,10 @@ from typing import Any
 
 import pytest
 
-from mu2py.engine import ledger
 from mu2py.engine.closures import keep_closure_shape
 from mu2py.engine.swap import CodeSwap, SwapError
-from mu2py.engine.workers import extend_deadline, request_restart
+from mu2py.processes import ledger
+from mu2py.processes.workers import extend_deadline, request_restart
 from mu2py.score import hosted, killers, ports, runner
 from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up

@@ -247,8 +247,8 @@ def _fuzz_all(options: CorpusOptions, chosen: list[Any], seconds: float | None, 
     import pickle
 
     from mu2py.budget import now as budget_clock
-    from mu2py.engine.workers import Lost, executor
     from mu2py.fuzz.config import FuzzConfig
+    from mu2py.processes.workers import Lost, executor
 
     per_trials, per_seconds = split_budget(options.trials, seconds, len(chosen), options.workers)
     units = []

@@ -9,8 +9,8 @@ import mu2py
 
 ROOT = Path(mu2py.__file__).resolve().parent
 # the data flow, first to last (docs/how-it-works.md, "Code layout"); a folder imports from itself and what comes before
-ORDER = ("errors", "interrupts", "budget", "rng", "steps", "target", "inputs", "engine", "mutants", "feedback", "store",
-         "fuzz", "score", "props", "testgen", "survivors", "api", "cli")
+ORDER = ("errors", "interrupts", "budget", "rng", "steps", "processes", "target", "inputs", "engine", "mutants",
+         "feedback", "store", "fuzz", "score", "props", "testgen", "survivors", "api", "cli")
 
 
 def _part(module: str) -> str | None:

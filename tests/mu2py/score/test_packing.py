@@ -5,8 +5,8 @@ from operator import attrgetter
 
 import dill
 
-from mu2py.engine.child import _DILL, _PLAIN, _dumps
-from mu2py.engine.workers import Processes
+from mu2py.processes.child import _DILL, _PLAIN, _dumps
+from mu2py.processes.workers import Processes
 from mu2py.score.plan import ScoreUnit, UnitKind
 
 # an import-time mutant's unit: every test of the suite, fastest first

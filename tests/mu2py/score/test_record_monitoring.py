@@ -118,7 +118,7 @@ def test_box_total(items):
 # run in the subprocess: host the suite as a score worker does, and record it with and without the tool
 SCRIPT = '''
 import json, os, sys
-from mu2py.engine import workers
+from mu2py.processes import workers
 from mu2py.score import hosted, session, units
 from mu2py.score.spec import SuiteSpec
 

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mu2py.engine.workers import InProcess, Lost, Processes, WorkerError, executor
 from mu2py.errors import UserError
+from mu2py.processes.workers import InProcess, Lost, Processes, WorkerError, executor
 
 INSTALL_HINT = "--cluster needs Dask: pip install 'mu2py[dask]' (or pip install 'dask[distributed]')"
 

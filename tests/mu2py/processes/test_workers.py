@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from mu2py.engine.workers import InProcess, Lost, Processes, WorkerError
+from mu2py.processes.workers import InProcess, Lost, Processes, WorkerError
 
 UNITS = '''
 import ctypes, os, time
@@ -30,7 +30,7 @@ def work(unit):
             time.sleep(0.01)
         return len(held)
     if kind == "wait":  # waiting for another worker, saying so as it goes: no hang
-        from mu2py.engine.workers import extend_deadline
+        from mu2py.processes.workers import extend_deadline
         for _ in range(4):
             time.sleep(value / 4)
             extend_deadline(value / 4)

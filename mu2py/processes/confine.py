@@ -30,7 +30,7 @@ import signal
 import sys
 from typing import Any
 
-from mu2py.engine.scratch import make_scratch
+from mu2py.processes.scratch import make_scratch
 
 # audit events that change a path: which arguments are paths, and whether the change follows a final
 # symlink (the file it points to changes) or not (the directory entry itself changes)

@@ -20,7 +20,7 @@ from typing import Any
 import multiprocess as mp
 from multiprocess.connection import wait
 
-from mu2py.engine.child import memory_of, receive, send
+from mu2py.processes.child import memory_of, receive, send
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: t
     (so that the loop runs inside a context the initializer keeps open, e.g. a pytest session).
     """
 
-    from mu2py.engine.child import die_with_parent
+    from mu2py.processes.child import die_with_parent
 
     global _parent
     die_with_parent()  # a worker whose parent was killed must not run on as an orphan

@@ -13,7 +13,7 @@ import warnings
 
 import pytest
 
-from mu2py.engine.ledger import FD_MARGIN, Ledger, own_tool
+from mu2py.processes.ledger import FD_MARGIN, Ledger, own_tool
 
 
 @pytest.fixture

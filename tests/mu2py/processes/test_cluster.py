@@ -27,7 +27,7 @@ ON_313 = pytest.mark.skipif(sys.version_info < (3, 13), reason="run once, on 3.1
 
 @pytest.fixture(scope="module")
 def cluster():
-    from mu2py.engine.cluster import DaskExecutor
+    from mu2py.processes.cluster import DaskExecutor
 
     pool = DaskExecutor("local:2")
     yield pool
@@ -114,7 +114,7 @@ class _NoClose:
 
 
 def test_cluster_without_dask_says_how_to_install(monkeypatch):
-    from mu2py.engine.cluster import DaskExecutor
+    from mu2py.processes.cluster import DaskExecutor
 
     monkeypatch.setitem(sys.modules, "distributed", None)
     with pytest.raises(UserError, match=r"pip install 'mu2py\[dask\]'"):
@@ -157,7 +157,7 @@ def test_a_node_raising_on_a_worker_fails_the_run_at_once_and_the_cluster_serves
     run works."""
     from bonsai.bounds import Bounds
     from bonsai.lattice import run_lattice
-    from mu2py.engine.workers import WorkerError
+    from mu2py.processes.workers import WorkerError
 
     (tmp_path / "client_only_driver.py").write_text(
         f"import json\nimport os\n\nif os.getpid() != {os.getpid()}:\n    raise ImportError('for the client only')\n\n"

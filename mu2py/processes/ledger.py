@@ -45,7 +45,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from mu2py.engine.outside import VersionTag
+from mu2py.processes.outside import VersionTag
 
 # descriptors a unit may leave open (across all units since `settle`) before the process is retired: a leak
 # that small cannot exhaust the limit, and a retirement per unit that leaks one would cost more than it saves

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mu2py.engine.child import _DILL, _PLAIN, _dumps, receive, send
 from mu2py.engine.copies import build_copies, compile_module, driver_function
 from mu2py.engine.oracle import compare
+from mu2py.processes.child import _DILL, _PLAIN, _dumps, receive, send
 from mu2py.target.modules import resolve_target
 
 _plain = st.recursive(

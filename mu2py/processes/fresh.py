@@ -28,7 +28,7 @@ from __future__ import annotations
 import types
 from typing import Any
 
-from mu2py.engine.outside import Bindings
+from mu2py.processes.outside import Bindings
 
 _CONTAINERS = (dict, list, set, bytearray)
 

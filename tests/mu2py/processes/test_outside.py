@@ -7,7 +7,7 @@ import os
 import sys
 import types
 
-from mu2py.engine.outside import OutsideState
+from mu2py.processes.outside import OutsideState
 
 
 def _copy_importing(*modules):

@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 
-from mu2py.engine.confine import Confinement, make_mirror, remove_mirror
+from mu2py.processes.confine import Confinement, make_mirror, remove_mirror
 
 
 def _in_confined_child(workdir, steps):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mu2py.engine.cluster import pack, shippable
+from mu2py.processes.cluster import pack, shippable
 
 
 @pytest.fixture
