@@ -139,6 +139,7 @@ class _Worker:
     ready: bool = False
     unit: int | None = None
     started: float = 0.0
+    stale: bool = False  # killed with a unit in flight when a call was left: replaced before the next call
 
 
 class Processes:
@@ -185,15 +186,17 @@ class Processes:
         a function of the unit) is retried, then `Lost`.
 
         Invariant: a result is the reply to the unit it is yielded for.  A call left before its end (an exception,
-        a generator closed early) replaces the workers whose units are still in flight, so that their replies
-        never reach a later call as the replies to its own units."""
+        a generator closed early, Ctrl-C) kills the workers whose units are still in flight, and the next call
+        starts by replacing them, so that their replies never reach it as the replies to its own units."""
+        for worker in [w for w in self._pool if w.stale]:
+            self._replace(worker)
         try:
             yield from self._map(fn, units, deadline, on_wait)
         finally:
-            for worker in list(self._pool):
+            for worker in self._pool:
                 if worker.unit is not None:
-                    worker.unit = None
-                    self._replace(worker)
+                    worker.process.kill()  # not waited for here: the call may be ending with the whole run
+                    worker.unit, worker.stale = None, True
 
     def _map(self, fn: Callable[[Any], Any], units: Sequence[Any],
              deadline: float | Callable[[Any], float] | None, on_wait: Callable[[], None] | None,

@@ -480,8 +480,9 @@ def _locked(options: KillOptions, spec: SuiteSpec, whole: Budget, out: Path,
         # and their node ids are the project's (`out/tests/test_kill_m.py::test_f_1`), as the --mte document names them
         written_tests = str(tests_out.relative_to(root)) if tests_out.is_relative_to(root) else str(tests_out)
         after_spec = replace(spec, pytest_args=(*spec.pytest_args, written_tests))
-        after = _score_report(after_spec, options, None if options.no_cache else out / "score-cache.json", say,
-                              deadline.sooner_by(FINAL_SECONDS))
+        # the dashboard's address was told with the first score: not a second time
+        after = _score_report(after_spec, options, None if options.no_cache else out / "score-cache.json",
+                              lambda _: None, deadline.sooner_by(FINAL_SECONDS))
         killers = {m["id"]: f"{written_tests}/{_stem(module)}.py::{name}"
                    for module, r in final.items() for name, kc in r.tests.items() for m in kc.mutants}
         if fill_cut(after, before, killers):
