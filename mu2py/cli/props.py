@@ -91,8 +91,8 @@ def _props(args: argparse.Namespace, console: Console) -> int:
         judged: list[dict[str, Any]] | None = [] if args.mte else None
         result = props(args.root, args.tests, package=args.package, paths=args.paths, trials=args.trials,
                        time=args.time, seed=args.seed, workers=args.workers, cluster=args.cluster,
-                       guidance=args.guidance,
-                       per_input=args.per_input, no_save=args.no_save, html=args.html, judged=judged,
+                       guidance=args.guidance, per_input=args.per_input, no_save=args.no_save, html=args.html,
+                       judged=judged,
                        progress=partial(_show, meter, seconds, args.workers))
     if args.mte and judged is not None:
         from mu2py.cli.report import write_props_mte
