@@ -86,6 +86,31 @@ def test_event_and_target_labels_are_observed(report: dict) -> None:
     assert labelled["targets"]["target:length"] == 8.0  # st.binary(max_size=8): the best is the longest
 
 
+@ON_311
+def test_on_a_dask_cluster_the_same_kills_are_found_and_saved_here(report: dict, project: Path, dask_cluster: str,
+                                                                   tmp_path: Path) -> None:
+    """`props --cluster` on a real cluster (a `dask scheduler` and two `dask worker` processes on loopback, started
+    after this module's fixture removed the CI variables): the weak property's entry is the local run's, and each kill
+    travels back and is saved into the client's own example database, as the local run saved it."""
+    remote = tmp_path / "remote"
+    shutil.copytree(PROJECT, remote, ignore=shutil.ignore_patterns(".hypothesis"))
+    proc = subprocess.run([sys.executable, "-m", "mu2py", "props", WEAK, "--trials", "300", "--seed", "1", "--json",
+                           "--cluster", dask_cluster], cwd=remote, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Dask dashboard" in proc.stderr  # stdout is the report and nothing else
+    there = _entry(json.loads(proc.stdout), WEAK)
+    here = _entry(report, WEAK)
+    assert {**there, "seconds": 0} == {**here, "seconds": 0}
+    assert there["new_kills"] and all(kill["saved"] for kill in there["new_kills"])
+
+    def examples(root: Path) -> dict[str, bytes]:
+        folder = root / ".hypothesis" / "examples"
+        return {str(f.relative_to(folder)): f.read_bytes() for f in folder.rglob("*") if f.is_file()}
+
+    saved = examples(remote)  # the local run's database holds its other properties' kills too
+    assert saved and saved.items() <= examples(project).items()
+
+
 def test_a_saved_kill_is_replayed_by_plain_pytest_and_fails_the_mutated_build(report: dict, project: Path,
                                                                                  tmp_path: Path) -> None:
     weak = _entry(report, WEAK)
@@ -202,6 +227,7 @@ def test_test_methods_and_parametrized_tests_are_fuzzed_and_skipped_tests_are_no
         assert all(line.startswith("@example(data=") for line in entry["examples"])
 
 
+@ON_311
 def test_a_bug_found_by_fuzzing_is_reported_with_hypothesis_minimal_example(project: Path) -> None:
     report = _props(project, "test_bugs.py::test_no_frame_is_tagged", "--trials", "300", "--seed", "1", "--no-save")
     [entry] = report["properties"]  # the default run passes: it is fuzzed
