@@ -24,13 +24,13 @@ from typing import Any
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
 from mu2py.processes.workers import Lost, Processes, WorkerError
+from mu2py.props.units import STORAGE
 from mu2py.score.plan import BASELINE
 from mu2py.score.pools import ShardedPool, host_entry
 from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.steps import Step
 from mu2py.target.project import load_config, modules_to_mutate
 
-STORAGE = "HYPOTHESIS_STORAGE_DIRECTORY"
 FUZZ_LEAST_SHARE = 0.25  # under --time, fuzzing gets at least this share of a test's budget
 DEFAULT_SLICE = 4  # the fewest mutants of one test's default runs sent to a worker at once
 
@@ -84,16 +84,16 @@ def props(spec: SuiteSpec, config: PropsConfig, only: list[str] | None = None,
     storage = os.environ.get(STORAGE) or os.path.join(spec.root, ".hypothesis")
     seeded = replace(spec, pytest_args=(*spec.pytest_args, f"--hypothesis-seed={config.seed}"),
                      env=(*spec.env, (STORAGE, storage)))
-    return _props(spec, seeded, config, only, say, start, judged)
+    return _props(spec, seeded, storage, config, only, say, start, judged)
 
 
-def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[str] | None,
+def _props(spec: SuiteSpec, seeded: SuiteSpec, storage: str, config: PropsConfig, only: list[str] | None,
            say: Callable[[str], None], start: float, judged: list[dict[str, Any]] | None) -> dict[str, Any]:
     from mu2py.props.units import run_unit
 
     program = build_program(seeded)
     swappable = {i for i in range(len(program.mutants)) if i not in program.static}
-    pool = _open_pool(seeded, config)
+    pool = _open_pool(seeded, storage, config)
     workers = pool.workers
     if isinstance(pool, ShardedPool):
         say(Step(f"Dask dashboard: {pool.dashboard}"))
@@ -142,7 +142,7 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
     finally:
         pool.close()
     for campaign in campaigns:
-        save_shipped(campaign, dict(seeded.env)[STORAGE])
+        save_shipped(campaign, storage)
     entries = [_entry(program, n, tests[n][1], d, c, swappable)
                for n, d, c in zip(passing, defaults, campaigns, strict=True)]
     if judged is not None:  # a module that cannot be imported here is not judged (the summary names it)
@@ -160,9 +160,10 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, config: PropsConfig, only: list[s
     }
 
 
-def _open_pool(seeded: SuiteSpec, config: PropsConfig) -> Processes | ShardedPool:
+def _open_pool(seeded: SuiteSpec, storage: str, config: PropsConfig) -> Processes | ShardedPool:
     """Score workers hosting the suite: local processes, or one per Dask worker (`config.cluster`), each test's
-    unit a shard of its own (a campaign is long: the cluster balances them as a local pool does)."""
+    unit a shard of its own (a campaign is long: the cluster balances them as a local pool does); `storage` is
+    Hypothesis's storage folder the workers are given."""
     if not config.cluster:
         return Processes(max(1, config.workers), initializer=host_entry, initargs=(seeded, None), hosting=True,
                          retries=0)
@@ -171,7 +172,6 @@ def _open_pool(seeded: SuiteSpec, config: PropsConfig) -> Processes | ShardedPoo
 
     # the example database goes too: the default runs on the workers replay it, as they do here (a folder outside
     # the root is the workers' own)
-    storage = dict(seeded.env)[STORAGE]
     project = pack_project(seeded, also=(os.path.join(storage, "examples"),))  # over the size cap: fails at once
     outer = DaskExecutor(config.cluster)
     try:

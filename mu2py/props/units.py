@@ -21,6 +21,9 @@ from mu2py.score import given, hosted, runner
 from mu2py.score.plan import ScoreUnit
 from mu2py.score.units import run_unit as score_unit
 
+STORAGE = "HYPOTHESIS_STORAGE_DIRECTORY"
+"""Hypothesis's storage folder (its example database is `examples/` there), which props sets for every worker."""
+
 SHRINK_SECONDS = 10.0  # at most this long shrinking one killing input (else it is kept as found)
 SHRINK_SHARE = 0.25  # all shrinking of one test's kills and bugs: at most this share of its fuzzing budget...
 SHRINK_LEAST = 2.0  # ...or this many seconds, whichever is more
@@ -161,7 +164,7 @@ def _shippable(database: Any) -> str | None:
     the client saves what this worker found); else None."""
     from hypothesis.database import DirectoryBasedExampleDatabase
 
-    storage = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
+    storage = os.environ.get(STORAGE)
     if not isinstance(database, DirectoryBasedExampleDatabase) or not storage:
         return None
     folder, base = os.path.realpath(database.path), os.path.realpath(storage)
