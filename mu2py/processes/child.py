@@ -142,9 +142,9 @@ def _dumps(message: Any) -> bytes:
         return _DILL + _dill_dumps(message)
 
 
-def send(conn: Any, message: Any) -> None:
-    """Send `message` for `receive` at the other end, raising the recursion limit step by step while pickling a
-    deep value needs it.  Nothing is written unless the whole message pickled.
+def pack(message: Any) -> bytes:
+    """`message` pickled for `unpack`, raising the recursion limit step by step while pickling a deep value needs
+    it.
 
     A deep value goes by dill alone: its pickler runs in Python, whose frames a raised limit bounds safely,
     while the C pickler's recursion is on the C stack (at a raised limit it overflows it: a segfault on 3.11;
@@ -152,8 +152,7 @@ def send(conn: Any, message: Any) -> None:
     PICKLE_RECURSION_LIMIT frames do not suffice.
     """
     try:
-        conn.send_bytes(_dumps(message))
-        return
+        return _dumps(message)
     except RecursionError:
         pass
     previous = sys.getrecursionlimit()
@@ -165,20 +164,29 @@ def send(conn: Any, message: Any) -> None:
             limit = min(limit * 4, PICKLE_RECURSION_LIMIT)  # the last try is at the limit itself
             sys.setrecursionlimit(limit)
             try:
-                data = _DILL + _dill_dumps(message)
+                return _DILL + _dill_dumps(message)
             except RecursionError:
                 continue
-            conn.send_bytes(data)
-            return
     finally:
         sys.setrecursionlimit(previous)
 
 
+def unpack(data: bytes | memoryview) -> Any:
+    """The message `pack` pickled."""
+    view = memoryview(data)
+    # unpickling is iterative (no recursion limit to raise): only pickling a deep value needs one
+    return (dill.loads if view[:1] == _DILL else pickle.loads)(view[1:])
+
+
+def send(conn: Any, message: Any) -> None:
+    """Send `message` for `receive` at the other end (see `pack`).  Nothing is written unless the whole message
+    pickled."""
+    conn.send_bytes(pack(message))
+
+
 def receive(conn: Any) -> Any:
     """The next message `send` sent on `conn` (EOFError when the other end closed)."""
-    data = memoryview(conn.recv_bytes())
-    # unpickling is iterative (no recursion limit to raise): only pickling a deep value needs one
-    return (dill.loads if data[:1] == _DILL else pickle.loads)(data[1:])
+    return unpack(conn.recv_bytes())
 
 
 def silence_output() -> None:

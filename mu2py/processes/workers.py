@@ -20,7 +20,7 @@ from typing import Any
 import multiprocess as mp
 from multiprocess.connection import wait
 
-from mu2py.processes.child import memory_of, receive, send
+from mu2py.processes.child import memory_of, pack, receive, send, unpack
 
 
 @dataclass(frozen=True)
@@ -86,12 +86,12 @@ def request_restart() -> None:
     _restart_requested = True
 
 
-def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: tuple[Any, ...],
-                 hosting: bool) -> None:
+def _worker_main(conn: Any, init: bytes, hosting: bool) -> None:
     """A worker: set up, then loop receiving (index, fn, unit) and sending ("ok"|"error", index, payload).
 
-    With `hosting`, the initializer receives the loop as its last argument and must call it
-    (so that the loop runs inside a context the initializer keeps open, e.g. a pytest session).
+    `init` is the initializer and its arguments, pickled by `pack`.  With `hosting`, the initializer receives the
+    loop as its last argument and must call it (so that the loop runs inside a context the initializer keeps
+    open, e.g. a pytest session).
     """
 
     from mu2py.processes.child import die_with_parent
@@ -123,6 +123,7 @@ def _worker_main(conn: Any, initializer: Callable[..., None] | None, initargs: t
                 conn.close()
                 os._exit(0)
 
+    initializer, initargs = unpack(init)
     if initializer is None:
         serve()
     elif hosting:
@@ -157,7 +158,9 @@ class Processes:
         # is killed like one past its deadline: a unit stuck in C code may be filling memory as fast as it can
         self.memory_limit: int | None = None
         self._ctx = mp.get_context(context)
-        self._init = (initializer, initargs, hosting)
+        # pickled once, by the C pickler where it can: multiprocess pickles a process's arguments with dill, in
+        # Python, at every start and restart (a score run's catalog of mutants: a tenth of a second each)
+        self._init = (pack((initializer, initargs)), hosting)
         self._pool: list[_Worker] = [self._start() for _ in range(workers)]
 
     def _start(self) -> _Worker:

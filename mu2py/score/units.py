@@ -30,8 +30,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import pytest
-
 from mu2py.engine.closures import keep_closure_shape
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.processes import ledger
@@ -341,6 +339,8 @@ def reexec(unit: ScoreUnit) -> dict[str, Any]:
 def _collection_error(state: hosted.Host, m: Any, code: Any, modules: dict[str, Any]) -> tuple[str, str] | None:
     """(test module's node id, exception) of the first test module a fresh import with the mutant fails to import
     (see `fresh_import`); the interpreter-wide state the re-run bodies changed is put back as after a test."""
+    import pytest  # here, not at the top: the parent imports this module for `run_unit` and never runs a test
+
     assert state.program is not None
     info = state.program.module_of(m.id)
     tests: dict[str, tuple[str, str, str]] = {}
