@@ -200,6 +200,7 @@ def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[s
     from mu2py.score.scoring import score as run_score
     from mu2py.score.since import changed_lines
     from mu2py.score.spec import SuiteSpec
+    from mu2py.score.verdicts import Status
     from mu2py.target.project import command_options, load_config, modules_to_mutate
 
     if shard is not None and not 1 <= shard[0] <= shard[1]:
@@ -234,8 +235,8 @@ def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[s
         scoped = state.selected  # --since, --shard: the others are not this run's to judge
         mine = [v for i, v in state.verdicts.items() if scoped is None or i in scoped]
         total = len(scoped) if scoped is not None else len(state.program.mutants)
-        killed = sum(1 for v in mine if v.get("status") in ("killed", "timeout"))
-        survived = sum(1 for v in mine if v.get("status") == "survived")
+        killed = sum(1 for v in mine if v.status in (Status.KILLED, Status.TIMEOUT))
+        survived = sum(1 for v in mine if v.status is Status.SURVIVED)
         progress(ScoreProgress(phase, len(mine), total, state.cached, killed, survived))
 
     with running():  # its workers' pytest sessions ignore --mu2py

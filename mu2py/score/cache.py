@@ -18,6 +18,7 @@ from typing import Any
 
 from mu2py.score.sandbox import data_digest_parts
 from mu2py.score.spec import SuiteSpec, test_files
+from mu2py.score.verdicts import Verdict
 from mu2py.store.atomic import write_atomic, write_json
 
 CACHE_VERSION = 2  # 2: keys include the data files the suite reads
@@ -84,13 +85,19 @@ class VerdictCache:
                     except (ValueError, KeyError, AttributeError, TypeError):
                         continue
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The cached verdict for `key`, if any."""
-        return self.data.get(key)
+    def get(self, key: str) -> Verdict | None:
+        """The cached verdict for `key`, if any (an entry that does not read as a verdict is none)."""
+        entry = self.data.get(key)
+        if entry is None:
+            return None
+        try:
+            return Verdict.from_json(entry)
+        except (KeyError, TypeError, ValueError):
+            return None  # only lost time: the mutant is judged again
 
-    def put(self, key: str, verdict: dict[str, Any]) -> None:
+    def put(self, key: str, judged: Verdict) -> None:
         """Remember a verdict, on disk at once (appended to the journal)."""
-        self.data[key] = verdict
+        self.data[key] = verdict = judged.to_json()
         if self.journal is None:
             return
         if self._out is None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from mu2py.mutants.catalog import Program
 from mu2py.score.scope import Scope
+from mu2py.score.verdicts import Verdict
 
 
 @dataclass
@@ -30,7 +31,7 @@ class ScoreRun:
     """The state of one scoring run (also what progress callbacks see)."""
 
     program: Program
-    verdicts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    verdicts: dict[int, Verdict] = field(default_factory=dict)
     tests: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     baseline_seconds: float = 0.0
@@ -42,9 +43,9 @@ class ScoreRun:
     @property
     def cached(self) -> int:
         """Verdicts taken from the cache."""
-        return sum(1 for v in self.verdicts.values() if v.get("cached"))
+        return sum(1 for v in self.verdicts.values() if v.cached)
 
     @property
     def pruned_infection(self) -> int:
         """Survivors proved by infection analysis, without running."""
-        return sum(1 for v in self.verdicts.values() if v.get("pruned") == "infection")
+        return sum(1 for v in self.verdicts.values() if v.pruned == "infection")

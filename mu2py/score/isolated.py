@@ -29,6 +29,7 @@ from mu2py.score.failures import FAILURE_CHARS
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.plan import ScoreUnit
 from mu2py.score.spec import PYTEST_OPTIONS, plugin_options
+from mu2py.score.verdicts import Status, Verdict
 
 # run before pytest in the fresh interpreter, with MU2PY_MUTANT_SPEC naming a file `write_spec` wrote
 INJECT = '''
@@ -124,7 +125,7 @@ def write_spec(path: Path, module: str, file: str, is_package: bool, source: str
                                 "failure_file": str(failure_file) if failure_file is not None else None}))
 
 
-def isolated(unit: ScoreUnit) -> dict[str, Any]:
+def isolated(unit: ScoreUnit) -> Verdict:
     """Run the suite in a fresh interpreter that imports the mutated module (stops at the first failure).
 
     `unit.first` names tests to try alone first (the test that killed the mutant in
@@ -158,16 +159,15 @@ def isolated(unit: ScoreUnit) -> dict[str, Any]:
                                              unit.timeout)
                 ran = before + _count_run(output)
                 if code == "timeout":
-                    return {"status": "timeout", "killed_by": "<suite in a fresh interpreter>",
-                            "tests_run": max(ran, 1), "failure": f"timed out after {unit.timeout:.3g} s"}
+                    return Verdict(Status.TIMEOUT, "<suite in a fresh interpreter>", max(ran, 1),
+                                   f"timed out after {unit.timeout:.3g} s")
                 if code == 1 or (code != 0 and decisive and selection is selections[-1][0]):
-                    return {"status": "killed", "killed_by": _failed_test(output), "tests_run": max(ran, 1),
-                            "failure": _failure(failure_file, output)}
+                    return Verdict(Status.KILLED, _failed_test(output), max(ran, 1), _failure(failure_file, output))
                 if code == 0 and decisive:
-                    return {"status": "survived", "killed_by": None, "tests_run": ran}
+                    return Verdict(Status.SURVIVED, tests_run=ran)
         finally:
             hosted.restore_tree(state)
-    return {"status": "survived", "killed_by": None, "tests_run": before}
+    return Verdict(Status.SURVIVED, tests_run=before)
 
 
 def _failed_test(output: str) -> str:

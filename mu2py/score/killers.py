@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mu2py.score.verdicts import Result, Status, Verdict
+
 KEEP = 3  # killers remembered per line and per scope, most recent first
 
 Tests = list[tuple[str, float, int | None]]
@@ -34,13 +36,14 @@ def first(memory: dict[tuple[str, str, int], list[str]], mutant: Any, tests: Tes
     return front + [t for t in tests if t[0] not in rank]
 
 
-def remember(memory: dict[tuple[str, str, int], list[str]], mutant: Any, verdict: dict[str, Any]) -> None:
+def remember(memory: dict[tuple[str, str, int], list[str]], mutant: Any, verdict: Result) -> None:
     """Note the test that killed `mutant` (a verdict of a test run in this worker) for its line and scope."""
-    if verdict.get("status") != "killed" or not verdict.get("killed_by") or "position" not in verdict:
+    if not isinstance(verdict, Verdict) or verdict.status is not Status.KILLED or not verdict.killed_by \
+            or verdict.position is None:
         return
     for key in _keys(mutant):
         kept = memory.setdefault(key, [])
-        if verdict["killed_by"] in kept:
-            kept.remove(verdict["killed_by"])
-        kept.insert(0, verdict["killed_by"])
+        if verdict.killed_by in kept:
+            kept.remove(verdict.killed_by)
+        kept.insert(0, verdict.killed_by)
         del kept[KEEP:]

@@ -15,13 +15,15 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from mu2py.score.verdicts import Status, Verdict
+
 if TYPE_CHECKING:
     from mu2py.score.cache import VerdictCache
     from mu2py.score.config import ScoreConfig, ScoreRun
 
-OUT_OF_SCOPE = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "out_of_scope"}
+OUT_OF_SCOPE = Verdict(Status.SKIPPED, mode="out_of_scope")
 # a mutant the run's deadline (a command's --time budget) came before it was judged: not scored, and counted apart
-CUT_BY_BUDGET = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "budget"}
+CUT_BY_BUDGET = Verdict(Status.SKIPPED, mode="budget")
 
 
 class UnitKind(StrEnum):
@@ -131,17 +133,17 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
     units = []
     for index, m in enumerate(program.mutants):
         if m.module in unimportable:  # no test can import it on this platform: not part of this score
-            state.verdicts[index] = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "unimportable"}
+            state.verdicts[index] = Verdict(Status.SKIPPED, mode="unimportable")
             continue
         if index in program.static and config.import_time == "skip":
-            state.verdicts[index] = {"status": "skipped", "killed_by": None, "tests_run": 0, "mode": "skipped"}
+            state.verdicts[index] = Verdict(Status.SKIPPED, mode="skipped")
             continue
         if state.selected is not None and index not in state.selected:  # --since, --shard: another run's
             state.verdicts[index] = OUT_OF_SCOPE
             continue
         cached = cache.get(keys[index])
         if cached is not None:
-            state.verdicts[index] = dict(cached, cached=True)
+            state.verdicts[index] = cached.marked(cached=True)
             continue
         if not m.at_import and (m.module, m.scope) in elsewhere:
             # its function ran while another module was imported: neither the tests' reach nor a swap in place
@@ -163,21 +165,19 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
         scope = _scope_key(m.module, m.scope)
         if any(scope == u or scope.startswith(u + ".") for u in undefined):
             # its function is never defined on this interpreter (a `def` under a condition not met): no test runs it
-            state.verdicts[index] = {"status": "no_coverage", "killed_by": None, "tests_run": 0, "mode": "pruned",
-                                     "pruned": "never defined here"}
+            state.verdicts[index] = Verdict(Status.NO_COVERAGE, mode="pruned", pruned="never defined here")
             continue
         if any(scope == u or scope.startswith(u + ".") for u in unprobed):
             chosen = list(range(len(state.tests)))  # reach unknown: every test may kill it
         else:
             reaching = set(reached_by.get(m.site, ())) | set(unreliable)
             if not reaching:
-                state.verdicts[index] = {"status": "no_coverage", "killed_by": None, "tests_run": 0, "mode": "pruned"}
+                state.verdicts[index] = Verdict(Status.NO_COVERAGE, mode="pruned")
                 continue
             if config.pruning == "infection":
                 chosen = sorted(set(infected_by.get(index, ())) | set(unreliable))
                 if not chosen:
-                    state.verdicts[index] = {"status": "survived", "killed_by": None, "tests_run": 0,
-                                             "mode": "pruned", "pruned": "infection"}
+                    state.verdicts[index] = Verdict(Status.SURVIVED, mode="pruned", pruned="infection")
                     continue
             else:
                 chosen = sorted(reaching)

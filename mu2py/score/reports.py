@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mu2py.errors import UserError
-from mu2py.score.plan import CUT_BY_BUDGET
+from mu2py.score.plan import CUT_BY_BUDGET, OUT_OF_SCOPE
 from mu2py.score.spec import SuiteSpec, test_files
+from mu2py.score.verdicts import SURVIVED, Status
 
 if TYPE_CHECKING:
     from mu2py.score.config import ScoreRun
@@ -350,29 +351,28 @@ def report(state: ScoreRun) -> dict[str, Any]:
         for mutant in test.get("infected", ()):
             infected[mutant] = infected.get(mutant, 0) + 1
     for index, m in enumerate(state.program.mutants):
-        verdict = state.verdicts.get(index, {"status": "survived", "killed_by": None, "tests_run": 0})
-        if verdict["status"] == "skipped":  # --import-time skip, or a module no test can import: not scored
-            if verdict.get("mode") == "unimportable":
+        verdict = state.verdicts.get(index, SURVIVED)
+        if verdict.status is Status.SKIPPED:  # --import-time skip, or a module no test can import: not scored
+            if verdict.mode == "unimportable":
                 unimportable += 1
-            elif verdict.get("mode") == CUT_BY_BUDGET["mode"]:  # the deadline came first: not scored, not out of scope
+            elif verdict.mode == CUT_BY_BUDGET.mode:  # the deadline came first: not scored, not out of scope
                 cut += 1
-            elif verdict.get("mode") == "out_of_scope":
+            elif verdict.mode == OUT_OF_SCOPE.mode:
                 catalog[m.file] = catalog.get(m.file, 0) + 1
             else:
                 skipped += 1
             continue
         entry = m.to_json()
-        entry.update(status=verdict["status"], killed_by=verdict.get("killed_by"), failure=verdict.get("failure"),
-                     tests_run=verdict.get("tests_run", 0), pruned=verdict.get("pruned"),
-                     cached=bool(verdict.get("cached")), mode=verdict.get("mode"),
-                     isolated_because=verdict.get("isolated_because"), seconds=verdict.get("seconds"),
+        entry.update(status=verdict.status.value, killed_by=verdict.killed_by, failure=verdict.failure,
+                     tests_run=verdict.tests_run, pruned=verdict.pruned, cached=verdict.cached, mode=verdict.mode,
+                     isolated_because=verdict.isolated_because, seconds=verdict.seconds,
                      reached_by=reached.get(m.site, 0), infected_by=infected.get(index, 0))
         entries.append(entry)
         catalog[m.file] = catalog.get(m.file, 0) + 1
     _mark(state, entries)
     result = assemble(entries, catalog, {
         "time": time_spent(entries, state.baseline_seconds, sum(
-            v.get("record_seconds", 0.0) for v in state.verdicts.values() if not v.get("cached"))),
+            v.record_seconds for v in state.verdicts.values() if not v.cached)),
         "skipped_import_time": skipped, "skipped_unimportable": unimportable, "unimportable": state.unimportable,
         "cut_by_budget": cut,
         "tests": len(state.tests), "seconds": round(state.seconds, 2),

@@ -36,6 +36,7 @@ from mu2py.score.plan import BASELINE, CUT_BY_BUDGET, OUT_OF_SCOPE, ScoreUnit, i
 from mu2py.score.reports import identifiers
 from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.score.units import run_unit
+from mu2py.score.verdicts import Again, Redo, Status, Verdict
 
 MEMORY_HEADROOM = 2**30
 """Bytes a worker may hold beyond twice the original suite's peak while it judges a mutant (local workers)."""
@@ -136,27 +137,23 @@ def score(spec: SuiteSpec, config: ScoreConfig,
                         # the worker died (crash, os._exit) or hung past every test's timeout: the suite noticed
                         # (on two workers, the second fresh: see `pools`); its seconds are both attempts', deadlines
                         # included
-                        result = {"status": "timeout" if "deadline" in result.reason else "killed",
-                                  "killed_by": f"<{result.reason}>", "tests_run": len(unit.tests),
-                                  "seconds": result.seconds}
-                    if result["status"] == "retry":
+                        result = Verdict(Status.TIMEOUT if "deadline" in result.reason else Status.KILLED,
+                                         f"<{result.reason}>", len(unit.tests), seconds=result.seconds)
+                    if isinstance(result, Redo) and result.again is Again.RETRY:
                         attempts[index] = attempts.get(index, 0) + 1
                         if attempts[index] <= 1:
                             retry.append(unit)  # on a new worker: the mutant may have corrupted this one
                             continue
                         # it happened again on a new worker: the test cannot judge this mutant in place
                         # (no verdict without a test run): the suite decides in a fresh interpreter
-                        result = {"status": "isolate", "why": result["why"]}
-                    if result["status"] == "isolate":
-                        spent[index] = spent.get(index, 0.0) + result.get("seconds", 0.0)
-                        retry.append(replace(isolated_unit(index, state, config, why=result["why"]),
-                                             first=result.get("first", []), only=result.get("only", []),
-                                             tests_run=result.get("tests_run", 0)))
+                        result = Redo(Again.ISOLATE, result.why)
+                    if isinstance(result, Redo):
+                        spent[index] = spent.get(index, 0.0) + result.seconds
+                        retry.append(replace(isolated_unit(index, state, config, why=result.why),
+                                             first=result.first, only=result.only, tests_run=result.tests_run))
                         continue
-                    result["mode"] = unit.kind.value
-                    result["seconds"] = round(result.get("seconds", 0.0) + spent.pop(index, 0.0), 4)
-                    if unit.why:
-                        result["isolated_because"] = unit.why
+                    result = result.marked(mode=unit.kind.value, isolated_because=unit.why or None,
+                                           seconds=round((result.seconds or 0.0) + spent.pop(index, 0.0), 4))
                     state.verdicts[index] = result
                     cache.put(keys[index], result)  # on disk at once: a crash loses only the units in flight
                     progress("mutants")

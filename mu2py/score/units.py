@@ -28,7 +28,8 @@ import time
 import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import replace
+from typing import Any, cast
 
 from mu2py.engine.closures import keep_closure_shape
 from mu2py.engine.swap import CodeSwap, SwapError
@@ -40,6 +41,7 @@ from mu2py.score.isolated import isolated, warm_up
 from mu2py.score.plan import ScoreUnit, UnitKind
 from mu2py.score.reload import ReloadError, reload_with_readers
 from mu2py.score.runner import run_test
+from mu2py.score.verdicts import Again, Redo, Result, Status, Verdict
 
 HINT_SHARE = 0.25  # of its tests' time, what an import-time mutant the reload doubts runs in place (see `reexec`)
 
@@ -160,14 +162,14 @@ def peak_rss() -> int:
 
 
 def _compiled(state: hosted.Host, index: int) -> tuple[Any, Any]:
-    """The mutant record and its compiled module code, or a compile-error verdict in place of the code."""
+    """The mutant record and its compiled module code, or a compile-error `Verdict` in place of the code."""
     program = state.program
     assert program is not None
     m = program.mutants[index]
     try:
         return m, compile(program.mutant_source(m.id), m.file, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return m, {"status": "killed", "killed_by": f"<compile error: {exc.msg}>", "tests_run": 0}
+        return m, Verdict(Status.KILLED, f"<compile error: {exc.msg}>")
 
 
 def _apply(state: hosted.Host, swap: CodeSwap, m: Any, code: Any) -> None:
@@ -182,10 +184,9 @@ def _apply(state: hosted.Host, swap: CodeSwap, m: Any, code: Any) -> None:
         swap.apply(kept)
 
 
-def _run_tests(state: hosted.Host, tests: list[tuple[str, float, int | None]],
-               survived: dict[str, Any]) -> dict[str, Any]:
-    """Run `tests` (node id, timeout, position) until one fails or times out; `survived` is the verdict if
-    none does.
+def _run_tests(state: hosted.Host, tests: list[tuple[str, float, int | None]]) -> tuple[Result, float | None]:
+    """Run `tests` (node id, timeout, position) until one fails or times out: the verdict (survived if none does),
+    and the deciding test's timeout (None: it failed, or none decided).
 
     Each test starts from the module bindings the mutant left (see `hosted.fresh_start`), whatever ran before it:
     the order of a unit's tests (killers first) follows this worker's history, and must not decide the verdict.
@@ -194,37 +195,38 @@ def _run_tests(state: hosted.Host, tests: list[tuple[str, float, int | None]],
         for run, (nodeid, timeout, position) in enumerate(tests, start=1):
             outcome = run_test(hosted.item(state, nodeid, position), timeout)
             if outcome == "busy":
-                return _busy(nodeid)
+                return _busy(nodeid), None
             if outcome != "passed":
                 # read now: the check on the original (`_checked`) runs the test again
-                return {"status": "killed" if outcome == "failed" else "timeout", "killed_by": nodeid,
-                        "tests_run": run, "position": position, "limit": timeout, "failure": runner.last_failure}
-        return dict(survived, tests_run=len(tests))
+                status = Status.KILLED if outcome == "failed" else Status.TIMEOUT
+                return Verdict(status, nodeid, run, runner.last_failure, position), timeout
+        return Verdict(Status.SURVIVED, tests_run=len(tests)), None
 
 
-def _checked(state: hosted.Host, verdict: dict[str, Any]) -> dict[str, Any]:
+def _checked(state: hosted.Host, judged: tuple[Result, float | None]) -> Result:
     """A kill or a timeout stands only if its test passes on the restored original, now, in this worker (a
     timeout within the same limit); else this worker's state decided it, and a new worker judges the mutant."""
-    limit = verdict.pop("limit", None)
-    if verdict["status"] not in ("killed", "timeout"):
+    verdict, limit = judged
+    if not isinstance(verdict, Verdict) or verdict.status not in (Status.KILLED, Status.TIMEOUT):
         return verdict
-    outcome = run_test(hosted.item(state, verdict["killed_by"], verdict.get("position")),
-                       limit if verdict["status"] == "timeout" else None)
+    assert verdict.killed_by is not None
+    outcome = run_test(hosted.item(state, verdict.killed_by, verdict.position),
+                       limit if verdict.status is Status.TIMEOUT else None)
     if outcome == "busy":
-        return _busy(verdict["killed_by"])
+        return _busy(verdict.killed_by)
     if outcome != "passed":
         request_restart()
-        return {"status": "retry", "why": f"{verdict['killed_by']} {'times out' if outcome == 'timeout' else 'fails'}"
-                                         " on the original after this mutant"}
+        return Redo(Again.RETRY, f"{verdict.killed_by} {'times out' if outcome == 'timeout' else 'fails'}"
+                                 " on the original after this mutant")
     return verdict
 
 
-def _busy(nodeid: str) -> dict[str, Any]:
+def _busy(nodeid: str) -> Redo:
     """No verdict: the test waited past the unit's budget to bind a fixed address (the unit runs again later)."""
-    return {"status": "retry", "why": f"{nodeid} waited too long for another worker's test to let go of an address"}
+    return Redo(Again.RETRY, f"{nodeid} waited too long for another worker's test to let go of an address")
 
 
-def mutant(unit: ScoreUnit) -> dict[str, Any]:
+def mutant(unit: ScoreUnit) -> Result:
     """Run one mutant against `unit.tests` (node ids with timeouts) until a test fails or times out."""
     state = hosted.state()
     assert state.program is not None
@@ -238,39 +240,39 @@ def mutant(unit: ScoreUnit) -> dict[str, Any]:
             codes = None  # nothing swapped: the whole mutated module decides below, as without a snippet
     if codes is None:
         _, code = _compiled(state, unit.index)
-        if isinstance(code, dict):
+        if isinstance(code, Verdict):
             return code
         try:
             _apply(state, swap, m, code)
         except SwapError as exc:
-            return {"status": "isolate", "why": str(exc)}
+            return Redo(Again.ISOLATE, str(exc))
     try:
-        verdict = _run_tests(state, killers.first(state.killers, m, unit.tests),
-                             {"status": "survived", "killed_by": None})
+        judged = _run_tests(state, killers.first(state.killers, m, unit.tests))
     finally:
         swap.restore()
         damaged = hosted.restore_tree(state)
-    verdict = _checked(state, verdict)
+    verdict = _checked(state, judged)
     killers.remember(state.killers, m, verdict)
     return _judged_fresh(unit, verdict, damaged)
 
 
-def _judged_fresh(unit: ScoreUnit, verdict: dict[str, Any], damaged: list[str]) -> dict[str, Any]:
+def _judged_fresh(unit: ScoreUnit, verdict: Result, damaged: list[str]) -> Result:
     """A survivor of the in-process tests still faces the tests that cannot run twice in one process; and one
     whose tests deleted or changed project files (which the next tests of a plain run would find so) faces
     the whole suite in a fresh interpreter."""
+    if not isinstance(verdict, Verdict) or verdict.status is not Status.SURVIVED:
+        return verdict
     damaged = [d for d in damaged if d not in unit.volatile]
-    if verdict["status"] == "survived" and damaged:
-        return {"status": "isolate", "why": f"its tests changed {', '.join(damaged[:3])}",
-                "tests_run": verdict.get("tests_run", 0)}
+    if damaged:
+        return Redo(Again.ISOLATE, f"its tests changed {', '.join(damaged[:3])}", tests_run=verdict.tests_run)
     fresh = [nodeid for nodeid, _ in unit.fresh]
-    if verdict["status"] == "survived" and fresh:
-        return {"status": "isolate", "why": f"{len(fresh)} tests cannot run twice in one process",
-                "only": fresh, "tests_run": verdict.get("tests_run", 0)}
+    if fresh:
+        return Redo(Again.ISOLATE, f"{len(fresh)} tests cannot run twice in one process", only=fresh,
+                    tests_run=verdict.tests_run)
     return verdict
 
 
-def reexec(unit: ScoreUnit) -> dict[str, Any]:
+def reexec(unit: ScoreUnit) -> Result:
     """A module-level mutant in-process: the mutated module body re-run in place, changes carried over.
 
     See `reload`: without doubts the live state is the one a fresh import of the mutant
@@ -280,7 +282,7 @@ def reexec(unit: ScoreUnit) -> dict[str, Any]:
     """
     state = hosted.state()
     m, code = _compiled(state, unit.index)
-    if isinstance(code, dict):
+    if isinstance(code, Verdict):
         return code
     graph, modules = hosted.import_graph(state)
     executed = _executed(state, unit.record)  # recorded on the original, before any reload here
@@ -297,15 +299,14 @@ def reexec(unit: ScoreUnit) -> dict[str, Any]:
                                         *(cache for cache, size in state.containers.caches if size == 0)],
                                        state.ran_at_collection)
     except ReloadError as exc:
-        return {"status": "isolate", "why": f"cannot reload in place ({exc})"}
+        return Redo(Again.ISOLATE, f"cannot reload in place ({exc})")
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a module body that raises (or exits) fails every importer
         # the test modules imported afresh with the mutant say whether the suite's collection fails; if some
         # importer caught it, the suite in a fresh interpreter decides
         failed = _collection_error(state, m, code, modules)
         if failed is not None:
-            return {"status": "killed", "killed_by": failed[0], "tests_run": 1,
-                    "why": f"collecting it raised {failed[1]}"}
-        return {"status": "isolate", "why": f"its module body raised {type(exc).__name__}"}
+            return Verdict(Status.KILLED, failed[0], 1, why=f"collecting it raised {failed[1]}")
+        return Redo(Again.ISOLATE, f"its module body raised {type(exc).__name__}")
     try:
         tests = unit.tests
         if reloaded.observable_by_name:
@@ -321,18 +322,19 @@ def reexec(unit: ScoreUnit) -> dict[str, Any]:
             # the fresh interpreter will decide whatever happens here: the run in place only looks for a test
             # to try first there, among the cheapest
             tests = cheapest(tests, HINT_SHARE)
-        verdict = _run_tests(state, killers.first(state.killers, m, tests), {"status": "survived", "killed_by": None})
+        judged = _run_tests(state, killers.first(state.killers, m, tests))
     finally:
         reloaded.restore()
         damaged = hosted.restore_tree(state)
-    verdict = _checked(state, verdict)
+    verdict = _checked(state, judged)
     if not reloaded.doubts:  # with doubts the kill was in a mixed state, not the mutant's own
         killers.remember(state.killers, m, verdict)
-    if reloaded.doubts and verdict["status"] in ("killed", "survived", "timeout"):
+    if reloaded.doubts and isinstance(verdict, Verdict):
         # the live state mixed original and mutant objects: neither verdict is the mutant's own, but the
         # test that failed here is the likeliest to fail in the fresh interpreter, so it goes first there
-        first = [verdict["killed_by"]] if verdict["status"] == "killed" and verdict.get("tests_run") else []
-        return {"status": "isolate", "why": f"cannot reload in place: {reloaded.doubts[0]}", "first": first}
+        killed = verdict.status is Status.KILLED and verdict.killed_by and verdict.tests_run
+        first = [verdict.killed_by] if killed and verdict.killed_by else []
+        return Redo(Again.ISOLATE, f"cannot reload in place: {reloaded.doubts[0]}", first=first)
     return _judged_fresh(unit, verdict, damaged)
 
 
@@ -499,13 +501,14 @@ def _tools(monitoring: Any, but: int | None = None) -> list[int]:
     return [k for k in range(6) if k != but and monitoring.get_tool(k) is not None]
 
 
-UNITS: dict[UnitKind, Callable[[ScoreUnit], dict[str, Any]]] = {
+UNITS: dict[UnitKind, Callable[[ScoreUnit], Any]] = {
     UnitKind.BASELINE: baseline, UnitKind.MUTANT: mutant, UnitKind.REEXEC: reexec, UnitKind.ISOLATED: isolated,
 }
 
 
-def run_unit(unit: ScoreUnit) -> dict[str, Any]:
-    """Dispatch a unit by its `kind` (the function every score worker runs); the result says how long it took."""
+def run_unit(unit: ScoreUnit) -> Result | dict[str, Any]:
+    """Dispatch a unit by its `kind` (the function every score worker runs): a mutant's unit gives a `Verdict` or a
+    `Redo`, with the seconds it took; the baseline gives its record of the suite (see `baseline`)."""
     start = time.perf_counter()
     recorded = hosted.HOST.record_seconds if hosted.HOST is not None else 0.0
     # the baseline has no deadline; every other unit's allows its tests' timeouts and `pools.SLACK` more
@@ -515,11 +518,14 @@ def run_unit(unit: ScoreUnit) -> dict[str, Any]:
     finally:
         if hosted.HOST is not None:
             hosted.restore_tree(hosted.HOST)
-    if result.get("status") == "isolate" and hosted.HOST is not None:
+    if unit.kind is UnitKind.BASELINE:
+        return cast(dict[str, Any], result)
+    if isinstance(result, Redo) and result.again is Again.ISOLATE and hosted.HOST is not None:
         warm_up(hosted.HOST)  # its fresh session comes in the next round: the server starts meanwhile
     # the worker's one-off record of what each test runs is its own line of the report, not this mutant's time
-    record = (hosted.HOST.record_seconds if hosted.HOST is not None else 0.0) - recorded
-    if record > 0:
-        result["record_seconds"] = round(record, 4)
-    result.setdefault("seconds", round(time.perf_counter() - start - record, 4))
-    return result
+    record = max(0.0, (hosted.HOST.record_seconds if hosted.HOST is not None else 0.0) - recorded)
+    seconds = round(time.perf_counter() - start - record, 4)
+    if isinstance(result, Verdict):
+        return result.marked(record_seconds=round(record, 4),
+                             seconds=seconds if result.seconds is None else result.seconds)
+    return replace(cast(Redo, result), record_seconds=round(record, 4), seconds=seconds)

@@ -5,14 +5,24 @@ from __future__ import annotations
 from pathlib import Path
 
 from mu2py.score.cache import VerdictCache, make_folder
+from mu2py.score.verdicts import Status, Verdict
 
 
 def test_the_cache_folder_ignores_itself(tmp_path: Path) -> None:
     cache = VerdictCache(tmp_path / ".mu2py-cache" / "score.json")
-    cache.put("key", {"status": "killed"})
+    cache.put("key", Verdict(Status.KILLED, "tests/test_a.py::test_x", 2, seconds=0.5))
     cache.save()
     assert (tmp_path / ".mu2py-cache" / ".gitignore").read_text().splitlines()[-1] == "*"
-    assert VerdictCache(tmp_path / ".mu2py-cache" / "score.json").get("key") == {"status": "killed"}
+    again = VerdictCache(tmp_path / ".mu2py-cache" / "score.json")
+    assert again.get("key") == Verdict(Status.KILLED, "tests/test_a.py::test_x", 2, seconds=0.5)
+
+
+def test_an_entry_that_is_no_verdict_is_a_miss_not_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "score.json"
+    path.write_text('{"version": %d, "verdicts": {"a": {"status": "eaten"}, "b": {"tests_run": 1}}}'
+                    % __import__("mu2py.score.cache", fromlist=["CACHE_VERSION"]).CACHE_VERSION)
+    cache = VerdictCache(path)
+    assert cache.data and cache.get("a") is None and cache.get("b") is None
 
 
 def test_an_existing_folder_gets_no_gitignore(tmp_path: Path) -> None:

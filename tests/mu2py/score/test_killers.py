@@ -2,6 +2,7 @@
 
 from mu2py.mutants.model import Mutant
 from mu2py.score import killers
+from mu2py.score.verdicts import Status, Verdict
 
 
 def _mutant(line, scope="pluralize"):
@@ -15,14 +16,14 @@ TESTS = [("t_fast", 1.0, 0), ("t_mid", 1.0, 1), ("t_slow", 2.0, 2), ("t_last", 3
 def test_the_killer_of_a_line_goes_first_for_its_next_mutant():
     memory = {}
     assert killers.first(memory, _mutant(18), TESTS) == TESTS
-    killers.remember(memory, _mutant(18), {"status": "killed", "killed_by": "t_slow", "position": 2})
+    killers.remember(memory, _mutant(18), Verdict(Status.KILLED, "t_slow", 1, position=2))
     assert [t[0] for t in killers.first(memory, _mutant(18), TESTS)] == ["t_slow", "t_fast", "t_mid", "t_last"]
 
 
 def test_then_the_killers_of_its_scope_most_recent_first():
     memory = {}
-    killers.remember(memory, _mutant(18), {"status": "killed", "killed_by": "t_last", "position": 3})
-    killers.remember(memory, _mutant(19), {"status": "killed", "killed_by": "t_mid", "position": 1})
+    killers.remember(memory, _mutant(18), Verdict(Status.KILLED, "t_last", 1, position=3))
+    killers.remember(memory, _mutant(19), Verdict(Status.KILLED, "t_mid", 1, position=1))
     # line 19's own killer, then the scope's killers (t_mid already placed)
     assert [t[0] for t in killers.first(memory, _mutant(19), TESTS)] == ["t_mid", "t_last", "t_fast", "t_slow"]
     # another scope knows none of them
@@ -31,11 +32,11 @@ def test_then_the_killers_of_its_scope_most_recent_first():
 
 def test_only_kills_by_a_test_run_are_remembered_and_only_given_tests_are_run():
     memory = {}
-    killers.remember(memory, _mutant(5), {"status": "survived", "killed_by": None})
-    killers.remember(memory, _mutant(5), {"status": "killed", "killed_by": "<compile error: x>", "tests_run": 0})
+    killers.remember(memory, _mutant(5), Verdict(Status.SURVIVED, tests_run=4))
+    killers.remember(memory, _mutant(5), Verdict(Status.KILLED, "<compile error: x>"))
     assert memory == {}
-    killers.remember(memory, _mutant(5), {"status": "killed", "killed_by": "t_other", "position": 9})
+    killers.remember(memory, _mutant(5), Verdict(Status.KILLED, "t_other", 1, position=9))
     assert killers.first(memory, _mutant(5), TESTS) == TESTS
     for n in range(killers.KEEP + 2):
-        killers.remember(memory, _mutant(5), {"status": "killed", "killed_by": f"t{n}", "position": n})
+        killers.remember(memory, _mutant(5), Verdict(Status.KILLED, f"t{n}", 1, position=n))
     assert len(memory[("pkg", "pluralize", 5)]) == killers.KEEP
