@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from mu2py.score.cache import VerdictCache, make_folder
+from mu2py.score.cache import CACHE_VERSION, VerdictCache, make_folder
 from mu2py.score.verdicts import Status, Verdict
 
 
@@ -19,8 +20,8 @@ def test_the_cache_folder_ignores_itself(tmp_path: Path) -> None:
 
 def test_an_entry_that_is_no_verdict_is_a_miss_not_an_error(tmp_path: Path) -> None:
     path = tmp_path / "score.json"
-    path.write_text('{"version": %d, "verdicts": {"a": {"status": "eaten"}, "b": {"tests_run": 1}}}'
-                    % __import__("mu2py.score.cache", fromlist=["CACHE_VERSION"]).CACHE_VERSION)
+    entries = {"a": {"status": "eaten"}, "b": {"tests_run": 1}}
+    path.write_text(json.dumps({"version": CACHE_VERSION, "verdicts": entries}))
     cache = VerdictCache(path)
     assert cache.data and cache.get("a") is None and cache.get("b") is None
 
