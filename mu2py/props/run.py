@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
@@ -27,6 +27,7 @@ from mu2py.processes.workers import Lost, Processes, WorkerError
 from mu2py.props.units import STORAGE
 from mu2py.score.plan import BASELINE
 from mu2py.score.pools import ShardedPool, host_entry
+from mu2py.score.recorded import SuiteRecord, TestRecord
 from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.steps import Step
 from mu2py.target.project import load_config, modules_to_mutate
@@ -56,10 +57,11 @@ class PropsConfig:
             raise UserError("give a budget per test: --trials N or --time DURATION")
 
 
-def _run(pool: Processes | ShardedPool, fn: Callable[[Any], dict[str, Any]], units: list[Any],
-         done: Callable[[int], None] | None = None) -> list[dict[str, Any]]:
-    """Run `units` on the pool; their results in order (`done` hears how many have finished, after each)."""
-    results: list[dict[str, Any]] = [{} for _ in units]
+def _run(pool: Processes | ShardedPool, fn: Callable[[Any], Any], units: list[Any],
+         done: Callable[[int], None] | None = None) -> list[Any]:
+    """Run `units` on the pool; their results in order (`done` hears how many have finished, after each): a props
+    unit's dict, or score's `SuiteRecord` for its baseline; a lost unit as `{"lost": why}`."""
+    results: list[Any] = [{} for _ in units]
     for finished, (index, result) in enumerate(pool.map_unordered(fn, units), 1):
         results[index] = {"lost": result.reason} if isinstance(result, Lost) else result
         if done is not None:
@@ -100,33 +102,35 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, storage: str, config: PropsConfig
     try:
         say(Step("baseline", "baseline"))
         try:
-            [base, listed] = _run(pool, run_unit, [BASELINE, {"kind": "props_list"}])
+            [recorded, listed] = _run(pool, run_unit, [BASELINE, {"kind": "props_list"}])
         except WorkerError as exc:
             raise UserError(f"pytest could not start in a worker ({exc}); run the suite with plain pytest") from exc
-        for result in (base, listed):
-            if "lost" in result:
+        for result in (recorded, listed):
+            if isinstance(result, dict) and "lost" in result:
                 raise UserError(f"the test suite crashed the worker on the original code: {result['lost']}")
-            if "error" in result:
-                raise UserError(result["error"])
-        if tuple(base["modules"]) != seeded.modules:  # the suite imports a file under another name (src layout)
-            program = build_program(replace(seeded, modules=tuple(base["modules"])))
-        tests = {t["nodeid"]: (position, t) for position, t in enumerate(base["tests"])}
+        base = cast(SuiteRecord, recorded)
+        for error in (base.error, listed.get("error")):
+            if error is not None:
+                raise UserError(error)
+        if tuple(base.modules) != seeded.modules:  # the suite imports a file under another name (src layout)
+            program = build_program(replace(seeded, modules=tuple(base.modules)))
+        tests = {t.nodeid: (position, t) for position, t in enumerate(base.tests)}
         chosen = [(nodeid, why) for nodeid, why in listed["tests"] if _selected(nodeid, only)]
         # a test pytest skips here (a skipif mark) is not run by fuzzing either: its body may not work here
-        chosen = [(n, "skipped by pytest here" if why is None and tests[n][1].get("skipped") else why)
+        chosen = [(n, "skipped by pytest here" if why is None and tests[n][1].skipped else why)
                   for n, why in chosen]
         fuzzable = [n for n, why in chosen if why is None]
         skipped = {n: why for n, why in chosen if why is not None and why != "not a @given test"}
         if not fuzzable:
             raise UserError("no @given test to fuzz among the selected tests"
                             + (f" ({len(skipped)} skipped: {next(iter(skipped.values()))})" if skipped else ""))
-        failing = [n for n in fuzzable if tests[n][1]["outcome"] != "passed"]
+        failing = [n for n in fuzzable if tests[n][1].outcome != "passed"]
         passing = [n for n in fuzzable if n not in failing]
         say(Step("default runs", "default runs"))
         defaults = _defaults(pool, run_unit, [
             {"kind": "props_default", "nodeid": n, "position": tests[n][0],
-             "timeout": round(config.timeout_factor * tests[n][1]["seconds"] + config.min_timeout, 3),
-             "mutants": sorted(set(tests[n][1]["infected"]) & swappable) if config.default_runs else []}
+             "timeout": round(config.timeout_factor * tests[n][1].seconds + config.min_timeout, 3),
+             "mutants": sorted(set(tests[n][1].infected) & swappable) if config.default_runs else []}
             for n in passing], workers)
         bugs = _run(pool, run_unit, [{"kind": "props_bug", "nodeid": n, "position": tests[n][0]} for n in failing])
         say(Step("fuzzing", "fuzzing", 0, len(passing), "tests fuzzed"))
@@ -146,7 +150,7 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, storage: str, config: PropsConfig
     entries = [_entry(program, n, tests[n][1], d, c, swappable)
                for n, d, c in zip(passing, defaults, campaigns, strict=True)]
     if judged is not None:  # a module that cannot be imported here is not judged (the summary names it)
-        unimportable = base.get("unimportable", {})
+        unimportable = base.unimportable
         judged += [program.mutants[i].to_json() for i in sorted(swappable)
                    if program.mutants[i].module not in unimportable]
     return {
@@ -155,7 +159,7 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, storage: str, config: PropsConfig
                 + [{"test": e["test"], **b} for e in entries for b in e.pop("_bugs")],
         "skipped": [{"test": n, "why": why} for n, why in skipped.items()],
         "summary": {**_summary(entries, config, time.perf_counter() - start, len(failing)),
-                    "unimportable": base.get("unimportable", {})},
+                    "unimportable": base.unimportable},
         "mutants": _mutant_table(program, entries),
     }
 
@@ -207,7 +211,7 @@ def fuzz_seconds(budget: float | None, default_seconds: float) -> float | None:
     return round(max(FUZZ_LEAST_SHARE * budget, budget - default_seconds), 3)
 
 
-def _defaults(pool: Processes | ShardedPool, fn: Callable[[dict[str, Any]], dict[str, Any]],
+def _defaults(pool: Processes | ShardedPool, fn: Callable[[Any], Any],
               units: list[dict[str, Any]], workers: int = 1) -> list[dict[str, Any]]:
     """Run the default-run units; a unit cut short by a timeout goes on with its `rest` in a fresh worker.
 
@@ -245,14 +249,14 @@ def _selected(nodeid: str, only: list[str] | None) -> bool:
     return not only or any(nodeid == o or nodeid.startswith(o.rstrip("/") + "::") or o in nodeid for o in only)
 
 
-def _entry(program: Program, nodeid: str, base: dict[str, Any], default: dict[str, Any],
+def _entry(program: Program, nodeid: str, base: TestRecord, default: dict[str, Any],
            campaign: dict[str, Any], swappable: set[int]) -> dict[str, Any]:
     """One property's line of the report (see the module docstring for what the counts mean)."""
     if "lost" in default or "lost" in campaign:
         why = default.get("lost") or campaign.get("lost")
         return {"test": nodeid, "reached": 0, "killed_default": 0, "killed": 0, "survivors": [],
                 "lost": why, "_bugs": []}
-    sites = set(base["reached"])
+    sites = set(base.reached)
     unswappable = set(default.get("unswappable", ()))
     reached = ({i for i in swappable if program.mutants[i].site in sites} | set(campaign["reached"])) - unswappable
     killed_default = {int(i) for i in default["killed"]}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, cast
+from typing import Any
 
 from hypothesis.database import choices_to_bytes
 
@@ -19,7 +19,9 @@ from mu2py.props.handle import Input, PropertyHandle, direct_params, why_not_fuz
 from mu2py.props.loop import PropertyFuzzer, mutant_plan, swapped_in
 from mu2py.score import given, hosted, runner
 from mu2py.score.plan import ScoreUnit
+from mu2py.score.recorded import SuiteRecord
 from mu2py.score.units import run_unit as score_unit
+from mu2py.score.verdicts import Result
 
 STORAGE = "HYPOTHESIS_STORAGE_DIRECTORY"
 """Hypothesis's storage folder (its example database is `examples/` there), which props sets for every worker."""
@@ -179,8 +181,8 @@ def _serialized(inp: Input) -> bytes:
 UNITS = {"props_list": props_list, "props_default": props_default, "props_bug": props_bug, "props_fuzz": props_fuzz}
 
 
-def run_unit(unit: dict[str, Any] | ScoreUnit) -> dict[str, Any]:
+def run_unit(unit: dict[str, Any] | ScoreUnit) -> dict[str, Any] | Result | SuiteRecord:
     """Dispatch a unit: the props units here (dicts, by their `kind`), score's own (its baseline) there."""
     if isinstance(unit, ScoreUnit):
-        return cast(dict[str, Any], score_unit(unit))  # score's baseline: its record of the suite
+        return score_unit(unit)  # score's baseline: its record of the suite
     return UNITS[unit["kind"]](unit)

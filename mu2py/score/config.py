@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mu2py.mutants.catalog import Program
+from mu2py.score.recorded import TestRecord
 from mu2py.score.scope import Scope
 from mu2py.score.verdicts import Verdict
 
@@ -32,7 +33,7 @@ class ScoreRun:
 
     program: Program
     verdicts: dict[int, Verdict] = field(default_factory=dict)
-    tests: list[dict[str, Any]] = field(default_factory=list)
+    tests: list[TestRecord] = field(default_factory=list)
     seconds: float = 0.0
     baseline_seconds: float = 0.0
     test_names: frozenset[str] = frozenset()  # identifiers the test files use (for the survivors' triage)

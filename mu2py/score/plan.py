@@ -13,13 +13,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mu2py.score.verdicts import Status, Verdict
 
 if TYPE_CHECKING:
     from mu2py.score.cache import VerdictCache
     from mu2py.score.config import ScoreConfig, ScoreRun
+    from mu2py.score.recorded import SuiteRecord
 
 OUT_OF_SCOPE = Verdict(Status.SKIPPED, mode="out_of_scope")
 # a mutant the run's deadline (a command's --time budget) came before it was judged: not scored, and counted apart
@@ -76,33 +77,33 @@ def _scope_key(module: str, scope: str) -> str:
 
 def isolated_unit(index: int, state: ScoreRun, config: ScoreConfig, why: str = "") -> ScoreUnit:
     """The unit judging mutant `index` in a fresh interpreter, its timeout from the whole suite's time."""
-    total = sum(t["seconds"] for t in state.tests)
+    total = sum(t.seconds for t in state.tests)
     return ScoreUnit(UnitKind.ISOLATED, index, timeout=config.timeout_factor * total + 10 * config.min_timeout + 10.0,
                      why=why)
 
 
-def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[str],
+def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str],
           cache: VerdictCache) -> list[ScoreUnit]:
     """Decide each mutant's fate before running anything: cached, isolated, no coverage, pruned, or which tests."""
     program = state.program
-    unprobed = [q.replace(".<locals>", "") for q in base["unprobed"]]
-    undefined = base.get("undefined", [])
+    unprobed = [q.replace(".<locals>", "") for q in base.unprobed]
+    undefined = base.undefined
     reached_by: dict[int, list[int]] = {}
     infected_by: dict[int, list[int]] = {}
     unreliable: list[int] = []
     for t_index, test in enumerate(state.tests):
-        if test.get("probes_unreliable"):
+        if test.probes_unreliable:
             unreliable.append(t_index)
-        for site in test["reached"]:
+        for site in test.reached:
             reached_by.setdefault(site, []).append(t_index)
-        for m in test["infected"]:
-            infected_by.setdefault(m, []).append(t_index)
-    order = sorted(range(len(state.tests)), key=lambda t: state.tests[t]["seconds"])
+        for mutant in test.infected:
+            infected_by.setdefault(mutant, []).append(t_index)
+    order = sorted(range(len(state.tests)), key=lambda t: state.tests[t].seconds)
     rank = {t: r for r, t in enumerate(order)}
     # tests that fail when run a second time on the original judge mutants in a fresh interpreter only
-    once = {t for t, test in enumerate(state.tests) if test.get("repeatable") is False}
+    once = {t for t, test in enumerate(state.tests) if not test.repeatable}
 
-    position = {test["nodeid"]: t for t, test in enumerate(state.tests)}
+    position = {test.nodeid: t for t, test in enumerate(state.tests)}
 
     def fresh(chosen: list[int]) -> list[tuple[str, int]]:
         """The tests of `chosen` that judge in a fresh interpreter only, each after the tests it needs (pytest's
@@ -111,24 +112,24 @@ def plan(state: ScoreRun, config: ScoreConfig, base: dict[str, Any], keys: list[
         for t in chosen:
             if t in once:
                 needed.add(t)
-                needed.update(position[n] for n in state.tests[t].get("after", ()) if n in position)
-        return [(state.tests[t]["nodeid"], t) for t in sorted(needed)]
+                needed.update(position[n] for n in state.tests[t].after if n in position)
+        return [(state.tests[t].nodeid, t) for t in sorted(needed)]
 
     def split(kind: UnitKind, index: int, chosen: list[int], record: float = 0.0) -> ScoreUnit:
         in_place = [t for t in chosen if t not in once]
-        tests: list[TestSlot] = [(state.tests[t]["nodeid"], round(config.timeout_factor * state.tests[t]["seconds"]
-                                                                  + config.min_timeout, 3), t) for t in in_place]
+        tests: list[TestSlot] = [(state.tests[t].nodeid, round(config.timeout_factor * state.tests[t].seconds
+                                                               + config.min_timeout, 3), t) for t in in_place]
         return ScoreUnit(kind, index, tests, fresh(chosen), volatile, record)
 
-    volatile = list(base.get("volatile", []))
+    volatile = list(base.volatile)
     # what recording the whole suite may take: every test's timeout, times what its hook costs at most
-    record = round(RECORD_FACTOR * sum(config.timeout_factor * test["seconds"] + config.min_timeout
+    record = round(RECORD_FACTOR * sum(config.timeout_factor * test.seconds + config.min_timeout
                                        for test in state.tests), 3)
     # functions that ran while some other module was imported, and those only their own module's body called
-    elsewhere = {(module, qualname) for module, qualname, own in base.get("at_import", []) if not own}
-    by_own_body = {(module, qualname) for module, qualname, own in base.get("at_import", []) if own} - elsewhere
+    elsewhere = {(module, qualname) for module, qualname, own in base.at_import if not own}
+    by_own_body = {(module, qualname) for module, qualname, own in base.at_import if own} - elsewhere
 
-    unimportable = base.get("unimportable", {})
+    unimportable = base.unimportable
     state.unimportable = dict(unimportable)
     units = []
     for index, m in enumerate(program.mutants):

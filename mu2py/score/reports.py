@@ -346,9 +346,9 @@ def report(state: ScoreRun) -> dict[str, Any]:
     reached: dict[int, int] = {}
     infected: dict[int, int] = {}  # per mutant index: the tests whose values it changes (`show` says why it survived)
     for test in state.tests:
-        for site in test["reached"]:
+        for site in test.reached:
             reached[site] = reached.get(site, 0) + 1
-        for mutant in test.get("infected", ()):
+        for mutant in test.infected:
             infected[mutant] = infected.get(mutant, 0) + 1
     for index, m in enumerate(state.program.mutants):
         verdict = state.verdicts.get(index, SURVIVED)
@@ -378,6 +378,6 @@ def report(state: ScoreRun) -> dict[str, Any]:
         "tests": len(state.tests), "seconds": round(state.seconds, 2),
         "baseline_seconds": round(state.baseline_seconds, 2), "scope": state.scope})
     # the suite's tests, in pytest's order, and the sites each reaches (a mutant's `site`): who covers a mutant
-    result["tests"] = [{"id": t["nodeid"], "seconds": round(t["seconds"], 4), "reached": site_ranges(t["reached"])}
+    result["tests"] = [{"id": t.nodeid, "seconds": round(t.seconds, 4), "reached": site_ranges(t.reached)}
                        for t in state.tests]
     return result

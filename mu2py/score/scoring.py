@@ -33,6 +33,7 @@ from mu2py.score.cache import VerdictCache, digest, tests_digest
 from mu2py.score.catalog import catalog_of
 from mu2py.score.config import ScoreConfig, ScoreRun
 from mu2py.score.plan import BASELINE, CUT_BY_BUDGET, OUT_OF_SCOPE, ScoreUnit, isolated_unit, plan
+from mu2py.score.recorded import SuiteRecord
 from mu2py.score.reports import identifiers
 from mu2py.score.spec import SuiteSpec, build_program
 from mu2py.score.units import run_unit
@@ -104,22 +105,23 @@ def score(spec: SuiteSpec, config: ScoreConfig,
             state.baseline_seconds = time.perf_counter() - base_start
             if isinstance(base, Lost):
                 raise UserError(f"the test suite crashed the worker on the original code: {base.reason}")
-            if "error" in base:
-                raise UserError(base["error"])
-            state.tests = base["tests"]
+            assert isinstance(base, SuiteRecord)
+            if base.error is not None:
+                raise UserError(base.error)
+            state.tests = base.tests
             if hasattr(pool, "memory_limit"):
                 # twice what the original suite needed at its peak, and a GiB more: a mutant past that is filling
                 # memory (inside C, where no timeout reaches it) and its worker is killed before the machine suffers
-                pool.memory_limit = 2 * base.get("peak_rss", 0) + MEMORY_HEADROOM
-            if tuple(base["modules"]) != spec.modules:  # the suite imports a file under another name
-                spec = replace(spec, modules=tuple(base["modules"]))
+                pool.memory_limit = 2 * base.peak_rss + MEMORY_HEADROOM
+            if tuple(base.modules) != spec.modules:  # the suite imports a file under another name
+                spec = replace(spec, modules=tuple(base.modules))
                 program = state.program = build_program(spec)
                 hashes = {m.name: m.source_hash for m in program.target.modules}
-            tests_hash = tests_digest(spec, base.get("opened", []))
+            tests_hash = tests_digest(spec, base.opened)
             # a verdict holds for one interpreter: code under `if sys.version_info >= ...` runs on some only
             interpreter = f"{sys.implementation.name}{sys.version_info[0]}.{sys.version_info[1]}"
             keys = [digest(hashes[m.module], m.id, tests_hash, interpreter) for m in program.mutants]
-            failing = [t["nodeid"] for t in state.tests if t["outcome"] != "passed"]
+            failing = [t.nodeid for t in state.tests if t.outcome != "passed"]
             if failing:
                 shown = ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
                 raise UserError(f"the suite fails on the original code; fix or deselect these tests first: {shown}")

@@ -39,6 +39,7 @@ from mu2py.score import hosted, killers, ports, runner
 from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up
 from mu2py.score.plan import ScoreUnit, UnitKind
+from mu2py.score.recorded import SuiteRecord, TestRecord
 from mu2py.score.reload import ReloadError, reload_with_readers
 from mu2py.score.runner import run_test
 from mu2py.score.verdicts import Again, Redo, Result, Status, Verdict
@@ -46,11 +47,11 @@ from mu2py.score.verdicts import Again, Redo, Result, Status, Verdict
 HINT_SHARE = 0.25  # of its tests' time, what an import-time mutant the reload doubts runs in place (see `reexec`)
 
 
-def baseline(unit: ScoreUnit) -> dict[str, Any]:
+def baseline(unit: ScoreUnit) -> SuiteRecord:
     """Run every test on the original under probes; per test: outcome, seconds, reached sites, infected mutants."""
     state = hosted.state()
     if state.error:
-        return {"error": state.error}
+        return SuiteRecord(error=state.error)
     probes = hosted.probes(state)
     recorder = probes.probe_recorder()
     functions = recorder.functions()
@@ -65,7 +66,7 @@ def baseline(unit: ScoreUnit) -> dict[str, Any]:
         vars(swap.module).update(functions)
         probed = compile(sources[info.name], info.file, "exec", dont_inherit=True)
         unprobed.extend(f"{info.name}:{q}" for q in swap.apply_best_effort(probed))
-    tests: list[dict[str, Any]] = []
+    tests: list[TestRecord] = []
     state.opened = set()
     # the probes' functions are bound in the modules: each test starts from these bindings
     try:
@@ -82,9 +83,8 @@ def baseline(unit: ScoreUnit) -> dict[str, Any]:
                     if outcome == "passed":
                         after = list(state.items)[:position]
                 recorder.finish()
-                tests.append({"nodeid": nodeid, "outcome": outcome, "skipped": runner.last_skipped, "seconds": seconds,
-                              "reached": sorted(recorder.reached), "infected": sorted(recorder.infected),
-                              **({"after": after, "repeatable": False} if after else {})})
+                tests.append(TestRecord(nodeid, outcome, seconds, sorted(recorder.reached), sorted(recorder.infected),
+                                        runner.last_skipped, after, repeatable=not after))
     finally:
         for info in modules:
             if info.name in state.unimportable:
@@ -95,23 +95,22 @@ def baseline(unit: ScoreUnit) -> dict[str, Any]:
                 vars(swap.module).pop(name, None)
     # a test failing under probes is re-run plainly: only a failure on the true original stops the score
     for test in tests:
-        if test["outcome"] != "passed":
+        if test.outcome != "passed":
             hosted.restore_tree(state)
-            test["outcome"] = run_test(state.items[test["nodeid"]], None)
-            test["probes_unreliable"] = True
+            test.outcome = run_test(state.items[test.nodeid], None)
+            test.probes_unreliable = True
     volatile = hosted.restore_tree(state)  # files the original suite itself changes: no sign of a mutant
     # every test once more on the original, in reverse order: a test that then fails cannot judge a mutant
     # in this process (it consumed a generator it was given, or leans on state an earlier test left); it
     # runs in a fresh interpreter instead (see `_judged_fresh`)
     for test in reversed(tests):
-        if test["outcome"] == "passed" and run_test(state.items[test["nodeid"]], None) != "passed":
-            test["repeatable"] = False
+        if test.outcome == "passed" and run_test(state.items[test.nodeid], None) != "passed":
+            test.repeatable = False
         volatile.extend(hosted.restore_tree(state))
     opened, state.opened = sorted(state.opened), None
-    return {"tests": tests, "unprobed": unprobed, "undefined": _undefined(state, unprobed), "opened": opened,
-            "volatile": sorted(set(volatile)),
-            "at_import": sorted([str(module), qualname, own] for module, qualname, own in state.ran_at_import),
-            "unimportable": dict(state.unimportable), "modules": list(state.spec.modules), "peak_rss": peak_rss()}
+    return SuiteRecord(tests, unprobed, _undefined(state, unprobed), opened, sorted(set(volatile)),
+                       sorted((str(module), qualname, own) for module, qualname, own in state.ran_at_import),
+                       dict(state.unimportable), list(state.spec.modules), peak_rss())
 
 
 def _undefined(state: hosted.Host, unprobed: list[str]) -> list[str]:
@@ -506,7 +505,7 @@ UNITS: dict[UnitKind, Callable[[ScoreUnit], Any]] = {
 }
 
 
-def run_unit(unit: ScoreUnit) -> Result | dict[str, Any]:
+def run_unit(unit: ScoreUnit) -> Result | SuiteRecord:
     """Dispatch a unit by its `kind` (the function every score worker runs): a mutant's unit gives a `Verdict` or a
     `Redo`, with the seconds it took; the baseline gives its record of the suite (see `baseline`)."""
     start = time.perf_counter()
@@ -519,7 +518,7 @@ def run_unit(unit: ScoreUnit) -> Result | dict[str, Any]:
         if hosted.HOST is not None:
             hosted.restore_tree(hosted.HOST)
     if unit.kind is UnitKind.BASELINE:
-        return cast(dict[str, Any], result)
+        return cast(SuiteRecord, result)
     if isinstance(result, Redo) and result.again is Again.ISOLATE and hosted.HOST is not None:
         warm_up(hosted.HOST)  # its fresh session comes in the next round: the server starts meanwhile
     # the worker's one-off record of what each test runs is its own line of the report, not this mutant's time
