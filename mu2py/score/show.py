@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mu2py.errors import UserError
+from mu2py.score.at_import import NOT_RUN
 from mu2py.score.cache import make_folder
 from mu2py.score.diffs import unified
 from mu2py.score.reports import load_report, relative
@@ -145,6 +146,9 @@ def outcome(entry: dict[str, Any]) -> tuple[str, list[str], str | None]:
     if entry.get("pruned") == "infection":
         why = (f"reached by {_tests(reached)} but not infected (pruned by infection): the mutated code computes the "
                "same values as the original in every run of it, so no test can tell them apart")
+    elif entry.get("pruned") == NOT_RUN:
+        why = ("its statement never runs when the module is imported here (a branch not taken at import: "
+               "`if __name__ == \"__main__\":`, an import fallback), so no test can reach it (no test had to run)")
     elif entry.get("mode") == "isolated":
         why = f"the whole suite ran in a fresh interpreter ({_tests(run)}), none failed"
     elif run:

@@ -27,7 +27,7 @@ import sys
 import time
 import types
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from typing import Any, cast
 
@@ -35,7 +35,7 @@ from mu2py.engine.closures import keep_closure_shape
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.processes import ledger
 from mu2py.processes.workers import extend_deadline, request_restart
-from mu2py.score import hosted, killers, ports, runner
+from mu2py.score import at_import, hosted, killers, ports, runner
 from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up
 from mu2py.score.plan import ScoreUnit, UnitKind
@@ -287,16 +287,19 @@ def reexec(unit: ScoreUnit) -> Result:
     executed = _executed(state, unit.record)  # recorded on the original, before any reload here
     if executed is None:
         return _busy("a test")
+    # execution analysis: the mutated code traced while the body re-runs, when it runs then or never (see `at_import`)
+    statement = _statement_lines(state, m) if m.at_import else None
     try:
         assert state.containers is not None
         # a module that read the mutated one's values at import is re-run after it, as a fresh import would
-        reloaded = reload_with_readers(sys.modules[m.module], code, graph, modules,
-                                       {name: swap.original_code for name, swap in state.swaps.items()},
-                                       [*state.containers.holders(), state.locals_, *state.locals_,
-                                        state.imported, *(b.saved for b in state.imported),
-                                        # memo caches empty after import: every test starts with them cleared
-                                        *(cache for cache, size in state.containers.caches if size == 0)],
-                                       state.ran_at_collection)
+        with at_import.lines_run(m.file) if statement is not None else nullcontext() as ran:
+            reloaded = reload_with_readers(sys.modules[m.module], code, graph, modules,
+                                           {name: swap.original_code for name, swap in state.swaps.items()},
+                                           [*state.containers.holders(), state.locals_, *state.locals_,
+                                            state.imported, *(b.saved for b in state.imported),
+                                            # memo caches empty after import: every test starts with them cleared
+                                            *(cache for cache, size in state.containers.caches if size == 0)],
+                                           state.ran_at_collection)
     except ReloadError as exc:
         return Redo(Again.ISOLATE, f"cannot reload in place ({exc})")
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a module body that raises (or exits) fails every importer
@@ -306,6 +309,12 @@ def reexec(unit: ScoreUnit) -> Result:
         if failed is not None:
             return Verdict(Status.KILLED, failed[0], 1, why=f"collecting it raised {failed[1]}")
         return Redo(Again.ISOLATE, f"its module body raised {type(exc).__name__}")
+    if ran is not None and statement is not None and not ran.intersection(statement):
+        # the re-run body never reached the mutated code: it computed what the original computes, and every test
+        # passes as on the original (survived, as a fresh interpreter finds it, without running one)
+        reloaded.restore()
+        hosted.restore_tree(state)
+        return Verdict(Status.SURVIVED, pruned=at_import.NOT_RUN)
     try:
         tests = unit.tests
         if reloaded.observable_by_name:
@@ -335,6 +344,20 @@ def reexec(unit: ScoreUnit) -> Result:
         first = [verdict.killed_by] if killed and verdict.killed_by else []
         return Redo(Again.ISOLATE, f"cannot reload in place: {reloaded.doubts[0]}", first=first)
     return _judged_fresh(unit, verdict, damaged)
+
+
+def _statement_lines(state: hosted.Host, m: Any) -> range | None:
+    """The lines of the statement holding mutant `m` when its module's body runs that code as it runs, else None
+    (see `at_import.Layout`)."""
+    assert state.program is not None
+    info = state.program.module_of(m.id)
+    layout = _LAYOUTS.get(info.source_hash)
+    if layout is None:
+        layout = _LAYOUTS[info.source_hash] = at_import.Layout.of(info.source)
+    return layout.lines(m.line, m.end_line)
+
+
+_LAYOUTS: dict[str, at_import.Layout] = {}  # per module source hash, in this worker
 
 
 def _collection_error(state: hosted.Host, m: Any, code: Any, modules: dict[str, Any]) -> tuple[str, str] | None:

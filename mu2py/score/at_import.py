@@ -1,0 +1,103 @@
+"""Execution analysis for import-time mutants: whether the mutated code runs when its module body is re-run.
+
+An import-time mutant changes a module (or class) body.  When the body re-run with the
+mutant in place (`reload`) never reaches the mutated code (`if __name__ == "__main__":`, an
+`except ImportError:` fallback, `if TYPE_CHECKING:`, a branch for another platform), the
+body computes what the original's computes, and no test can tell them apart: the mutant
+survived, as a fresh interpreter running the whole suite finds, and is pruned without running a
+test (`pruned` says why, as infection analysis does for a function mutant).
+
+Only code the body runs eagerly counts: a mutant inside a function or lambda body, or a
+generator expression, changes code that runs later, when called or iterated, and is never
+pruned here.  The lines asked about are those of the innermost statement holding the mutant,
+not the mutant's own: the compiler may fold a constant into one instruction on its
+statement's first line (a tuple of constants over several lines), but a statement that runs
+always reports a line of its own.  Invariant: a mutant is pruned only when its statement's
+lines were traced and none of them ran; where they cannot be traced (another trace function
+is set), nothing is.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+NOT_RUN = "not run at import"
+"""A pruned mutant's `pruned`: its module's body, re-run with it in place, never reached it."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A module's source as this analysis reads it, line by line: the lines of code that runs later (`deferred`:
+    function and lambda bodies, generator expressions; a function's decorators, defaults and annotations run with
+    its `def`), and the lines of every statement (a decorated definition's from its first decorator).
+
+    Lines, not columns: a line shared with deferred code counts as deferred (the catalog counts columns in
+    characters, the parser in bytes), which only ever keeps a mutant from being pruned."""
+
+    deferred: list[range]
+    statements: list[range]
+
+    @classmethod
+    def of(cls, source: str) -> Layout:
+        """The layout of `source` (which parses: it is a module under test)."""
+        deferred: list[range] = []
+        statements: list[range] = []
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+                deferred.append(range(node.body[0].lineno, _last(node) + 1))
+            elif isinstance(node, ast.Lambda):
+                deferred.append(range(node.body.lineno, _last(node.body) + 1))
+            elif isinstance(node, ast.GeneratorExp):
+                deferred.append(range(node.lineno, _last(node) + 1))
+            if isinstance(node, ast.stmt):
+                first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+                statements.append(range(first, _last(node) + 1))
+        return cls(deferred, statements)
+
+    def lines(self, first: int, last: int) -> range | None:
+        """The lines of the innermost statement holding lines `first`..`last` when that code runs eagerly, else None
+        (code on a line of deferred code, or in no statement)."""
+        if any(first < d.stop and last >= d.start for d in self.deferred):
+            return None
+        holding = [s for s in self.statements if s.start <= first and last < s.stop]
+        if not holding:
+            return None
+        # statements holding the same lines nest: the innermost starts last, and of those ends first
+        return max(holding, key=lambda s: (s.start, -s.stop))
+
+
+def _last(node: ast.AST) -> int:
+    return int(getattr(node, "end_lineno", None) or getattr(node, "lineno", 0) or 0)
+
+
+@contextmanager
+def lines_run(filename: str) -> Iterator[set[int] | None]:
+    """The lines of `filename` that run in this thread while the block runs (in any of its frames), or None when
+    they cannot be known: a trace function is set already (a debugger, a coverage tool), and stays alone."""
+    if sys.gettrace() is not None:
+        yield None
+        return
+    ran: set[int] = set()
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line":
+            ran.add(frame.f_lineno)
+        return local
+
+    def called(frame: Any, event: str, arg: Any) -> Any:
+        # a global trace function sees each new frame: only this file's are traced line by line
+        if frame.f_code.co_filename == filename:
+            ran.add(frame.f_lineno)
+            return local
+        return None
+
+    sys.settrace(called)
+    try:
+        yield ran
+    finally:
+        sys.settrace(None)
