@@ -32,7 +32,7 @@ class Again(StrEnum):
     ISOLATE = "isolate"  # the whole suite (or `only` / `first`) in a fresh interpreter
 
 
-@dataclass
+@dataclass(frozen=True)
 class Verdict:
     """A mutant's verdict.  `killed_by` names the test that killed it or timed out, or a reason in angle brackets
     (`<compile error: ...>`, `<overran the 12s deadline>`); it is None for every other status."""
@@ -68,7 +68,8 @@ class Verdict:
         return cls(**{**values, "status": Status(data["status"])})
 
     def marked(self, **changes: Any) -> Verdict:
-        """A copy with `changes` (a verdict once made is not changed in place: the cache may hold it)."""
+        """A copy with `changes` (frozen: one verdict object may be shared, `OUT_OF_SCOPE` by every mutant out of
+        scope)."""
         return replace(self, **changes)
 
 
@@ -76,7 +77,7 @@ SURVIVED = Verdict(Status.SURVIVED)
 """What a mutant no test judged counts as in the report (never stored: a fresh one is made from it)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Redo:
     """No verdict from this unit: judge the mutant `again`, because of `why`.
 
