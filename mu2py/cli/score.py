@@ -63,9 +63,10 @@ def time_line(s: dict[str, Any]) -> str | None:
 
 def survivor_note(m: dict[str, Any]) -> str:
     """Why a survivor is worth a look and how it was judged: `reached by 2 tests; called by the tests; 2 tests ran`."""
-    how = (f"pruned: {m['pruned']}" if m["pruned"] and m["pruned"] != "infection" else "proved by infection analysis"
-           if m["pruned"] else "whole suite in a fresh interpreter" if m["mode"] == "isolated"
-           else f"{m['tests_run']} tests ran")
+    if m["pruned"]:
+        how = "proved by infection analysis" if m["pruned"] == "infection" else f"pruned: {m['pruned']}"
+    else:
+        how = "whole suite in a fresh interpreter" if m["mode"] == "isolated" else f"{m['tests_run']} tests ran"
     what = [f"reached by {m['reached_by']} tests" if m["reached_by"] else "module level",
             *(["called by the tests"] if m["direct"] else []), *(["a message"] if m["message"] else []), how]
     return "; ".join(what)

@@ -20,6 +20,7 @@ is set), nothing is.
 from __future__ import annotations
 
 import ast
+import inspect
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -77,8 +78,12 @@ def _last(node: ast.AST) -> int:
 
 @contextmanager
 def lines_run(filename: str) -> Iterator[set[int] | None]:
-    """The lines of `filename` that run in this thread while the block runs (in any of its frames), or None when
-    they cannot be known: a trace function is set already (a debugger, a coverage tool), and stays alone."""
+    """The lines of `filename`'s module and class bodies that run in this thread while the block runs, or None when
+    they cannot be known: a trace function is set already (a debugger, a coverage tool), and stays alone.
+
+    Function frames are not traced line by line: the statements asked about (`Layout.lines`) run in a module or
+    class body, which reports their lines itself, before calling anything (a comprehension, a function the body
+    calls); a body calling a function of its own file in a loop (a table built at import) costs no more."""
     if sys.gettrace() is not None:
         yield None
         return
@@ -90,11 +95,10 @@ def lines_run(filename: str) -> Iterator[set[int] | None]:
         return local
 
     def called(frame: Any, event: str, arg: Any) -> Any:
-        # a global trace function sees each new frame: only this file's are traced line by line
-        if frame.f_code.co_filename == filename:
-            ran.add(frame.f_lineno)
-            return local
-        return None
+        # a global trace function sees each new frame: only this file's bodies are traced line by line (a function's
+        # code object is optimized: its locals are fast locals, a body's are its namespace)
+        code = frame.f_code
+        return local if code.co_filename == filename and not code.co_flags & inspect.CO_OPTIMIZED else None
 
     sys.settrace(called)
     try:

@@ -36,6 +36,7 @@ import sys
 import sysconfig
 import types
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from mu2py.score.imports import ImportGraph
@@ -61,14 +62,19 @@ def _ignored_referrers() -> list[Any]:
             *(g for g in generics if g is not None)]
 
 
+Body = Callable[[types.CodeType, dict[str, Any]], None]
+"""Runs a module body's code in a namespace, as `exec` does."""
+
+
 def reload_in_place(module: types.ModuleType, code: types.CodeType, graph: ImportGraph,
                     modules: dict[str, types.ModuleType], bookkeeping: list[Any] | None = None,
-                    ran_at_import: set[types.CodeType] | None = None) -> Reload:
+                    ran_at_import: set[types.CodeType] | None = None, run: Body | None = None) -> Reload:
     """Run `code` as `module`'s body in its live namespace and carry the changes over (see the module doc).
 
     `modules` are the live modules `graph` describes, by name; `bookkeeping` are the caller's
     objects whose references to an original do not count as program state; `ran_at_import` are
-    the code objects that ran while the importers were imported (None: unknown, assume any).  If the body raises, the
+    the code objects that ran while the importers were imported (None: unknown, assume any); `run(code, namespace)`
+    runs the body (`exec` when None: a caller may watch it run, and only it).  If the body raises, the
     module is restored and the exception propagates; if carrying the changes over fails,
     everything is restored and `ReloadError` is raised.
     """
@@ -80,7 +86,7 @@ def reload_in_place(module: types.ModuleType, code: types.CodeType, graph: Impor
     namespace.clear()
     namespace.update({k: v for k, v in reload.saved.items() if k in _MODULE_ATTRIBUTES})
     try:
-        exec(code, namespace)
+        (run or exec)(code, namespace)
     except BaseException:
         reload.restore()
         raise
@@ -136,7 +142,7 @@ class Reloads:
 def reload_with_readers(module: types.ModuleType, code: types.CodeType, graph: ImportGraph,
                         modules: dict[str, types.ModuleType], originals: dict[str, types.CodeType],
                         bookkeeping: list[Any] | None = None, ran_at_import: set[types.CodeType] | None = None,
-                        limit: int = 8) -> Reloads:
+                        limit: int = 8, run: Body | None = None) -> Reloads:
     """`reload_in_place`, then each module whose import-time code read a changed value re-run in place too.
 
     A fresh import of the mutant runs an importer's body after the mutated module's, on its values
@@ -146,9 +152,10 @@ def reload_with_readers(module: types.ModuleType, code: types.CodeType, graph: I
     only when every module it names was re-run after the record that has it; an importer outside
     `originals` (a test module), one that ran before that record (the mutated module itself, or a reader
     re-run earlier: it read values from before), or more than `limit` re-runs leave the doubts standing.
-    Raises as `reload_in_place` does (a reader's body too), everything restored.
+    Raises as `reload_in_place` does (a reader's body too), everything restored.  `run` runs the mutated module's
+    body only (see `reload_in_place`).
     """
-    reloads = Reloads(reload_in_place(module, code, graph, modules, bookkeeping, ran_at_import))
+    reloads = Reloads(reload_in_place(module, code, graph, modules, bookkeeping, ran_at_import, run))
     position = {module.__name__: 0}  # module -> its record: the last re-run of it
     try:
         for index, record in enumerate(reloads.records):  # grows as readers re-run: their doubts are settled in turn

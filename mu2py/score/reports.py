@@ -320,7 +320,8 @@ def time_spent(entries: list[dict[str, Any]], baseline: float, recorded: float =
         spent[RECORD] = {"seconds": round(recorded, 2)}
     why: dict[str, int] = {}
     for e in entries:
-        if e.get("cached") or e.get("pruned") or e.get("mode") not in _MODES:
+        # a mutant pruned before any unit ran has mode `pruned`; one pruned in its unit (not run at import) cost it
+        if e.get("cached") or e.get("mode") not in _MODES:
             continue
         part = spent.setdefault(_MODES[e["mode"]], {"mutants": 0, "seconds": 0.0})
         part["mutants"] += 1

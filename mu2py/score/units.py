@@ -27,7 +27,7 @@ import sys
 import time
 import types
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, cast
 
@@ -287,19 +287,25 @@ def reexec(unit: ScoreUnit) -> Result:
     executed = _executed(state, unit.record)  # recorded on the original, before any reload here
     if executed is None:
         return _busy("a test")
-    # execution analysis: the mutated code traced while the body re-runs, when it runs then or never (see `at_import`)
+    # execution analysis: the mutated body's lines traced while it re-runs, and only then (see `at_import`)
     statement = _statement_lines(state, m) if m.at_import else None
+    traced: list[set[int] | None] = []
+
+    def run_traced(body: types.CodeType, namespace: dict[str, Any]) -> None:
+        with at_import.lines_run(m.file) as lines:
+            traced.append(lines)
+            exec(body, namespace)
+
     try:
         assert state.containers is not None
         # a module that read the mutated one's values at import is re-run after it, as a fresh import would
-        with at_import.lines_run(m.file) if statement is not None else nullcontext() as ran:
-            reloaded = reload_with_readers(sys.modules[m.module], code, graph, modules,
-                                           {name: swap.original_code for name, swap in state.swaps.items()},
-                                           [*state.containers.holders(), state.locals_, *state.locals_,
-                                            state.imported, *(b.saved for b in state.imported),
-                                            # memo caches empty after import: every test starts with them cleared
-                                            *(cache for cache, size in state.containers.caches if size == 0)],
-                                           state.ran_at_collection)
+        reloaded = reload_with_readers(sys.modules[m.module], code, graph, modules,
+                                       {name: swap.original_code for name, swap in state.swaps.items()},
+                                       [*state.containers.holders(), state.locals_, *state.locals_,
+                                        state.imported, *(b.saved for b in state.imported),
+                                        # memo caches empty after import: every test starts with them cleared
+                                        *(cache for cache, size in state.containers.caches if size == 0)],
+                                       state.ran_at_collection, run=run_traced if statement is not None else None)
     except ReloadError as exc:
         return Redo(Again.ISOLATE, f"cannot reload in place ({exc})")
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a module body that raises (or exits) fails every importer
@@ -309,6 +315,7 @@ def reexec(unit: ScoreUnit) -> Result:
         if failed is not None:
             return Verdict(Status.KILLED, failed[0], 1, why=f"collecting it raised {failed[1]}")
         return Redo(Again.ISOLATE, f"its module body raised {type(exc).__name__}")
+    ran = traced[0] if traced else None
     if ran is not None and statement is not None and not ran.intersection(statement):
         # the re-run body never reached the mutated code: it computed what the original computes, and every test
         # passes as on the original (survived, as a fresh interpreter finds it, without running one)
