@@ -229,6 +229,28 @@ def _put_hooks(saved: tuple[Any, ...]) -> None:
     threading.excepthook = saved[-1]
 
 
+class _LastException(Entry):
+    """`sys.last_exc`, `sys.last_value`, `sys.last_type`, `sys.last_traceback`: pytest stores a failing test's
+    exception there (for post-mortem debugging) until the next test starts.  Its traceback holds the frames of
+    the failure, and through them objects of the code under test: an in-place reload would find the original
+    objects still held and doubt, after some units and not others.  Put back as a fresh interpreter has them:
+    absent (the snapshot is always that, whatever `settle` found)."""
+
+    name = "sys.last_exc and sys.last_value, last_type, last_traceback"
+    _NAMES = ("last_exc", "last_value", "last_type", "last_traceback")
+
+    def snapshot(self) -> None:
+        return None
+
+    def differs(self, saved: None) -> bool:
+        found = vars(sys)
+        return "last_value" in found or "last_exc" in found or "last_traceback" in found or "last_type" in found
+
+    def restore(self, saved: None) -> None:
+        for name in self._NAMES:
+            vars(sys).pop(name, None)
+
+
 def _stdio() -> tuple[Any, ...]:
     return sys.stdin, sys.stdout, sys.stderr
 
@@ -857,6 +879,7 @@ def default_entries(*, threads: bool = True) -> list[Entry]:
         _Same("threading trace and profile hooks", _thread_hooks, _put_thread_hooks),
         _Monitoring(),
         _Same("exception and display hooks", _hooks, _put_hooks),
+        _LastException(),
         _Same("sys.stdin, sys.stdout, sys.stderr", _stdio, _put_stdio),
         _StdioDescriptors(),
         _Descriptors(),

@@ -40,6 +40,9 @@ HAZARDS = {
     "threading trace and profile hooks": lambda: threading.settrace(_noop),
     "exception and display hooks": lambda: (setattr(sys, "excepthook", _noop),
                                             setattr(threading, "excepthook", _noop)),
+    # what pytest keeps of a failing test: its traceback holds the failure's frames, and so the objects they read
+    "sys.last_exc and sys.last_value, last_type, last_traceback": lambda: (
+        setattr(sys, "last_value", ValueError()), setattr(sys, "last_type", ValueError)),
     "sys.stdin, sys.stdout, sys.stderr": lambda: setattr(sys, "stdout", open(os.devnull, "w")),
     "descriptors 0-2": lambda: os.dup2(os.pipe()[0], 0),
     "resource limits": lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (
