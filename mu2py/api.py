@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from mu2py.errors import UserError
+from mu2py.inputs.storage import in_own_storage
 
 if TYPE_CHECKING:  # importing the API does not import the engine: each job imports what it runs
     from mu2py.budget import Budget
@@ -298,6 +299,7 @@ class MutateResult(_Gate):
         return below_fail_under(100 * self.killed / self.total if self.total else 100.0, self.fail_under)
 
 
+@in_own_storage
 def mutate(target: str, *, inputs: Sequence[PathLike] = (), values: Sequence[str] = (),
            targets: Sequence[str] | None = None, timeout: float | None = None, opt: str = "infection",
            memory_limit: int = 4096, workers: int = 1, cluster: str | None = None,
@@ -417,6 +419,7 @@ class FuzzRunResult:
         return 3 if self.stats.failures else 0
 
 
+@in_own_storage
 def fuzz(target: str, *, trials: int | None = None, time: str | float | None = None, seed: int = 0,
          out: PathLike | None = None, seeds: PathLike | None = None, guidance: str = "mutation", split: bool = False,
          mutant_share: float | None = None, filter: str | None = None, workers: int = 1, cluster: str | None = None,
@@ -591,6 +594,7 @@ def _fuzz_parallel(target: str, prefixes: tuple[str, ...] | None, config: FuzzCo
 # --- kill ------------------------------------------------------------------------------------------------------
 
 
+@in_own_storage
 def kill(root: PathLike = ".", *, package: str | None = None, paths: Sequence[str] | None = None,
          tests: Sequence[str] | None = None, out: PathLike = "mu2py-kill", time: str | None = None,
          trials: int | None = None, seed: int = 0, workers: int = 1, cluster: str | None = None,
@@ -618,6 +622,7 @@ def kill(root: PathLike = ".", *, package: str | None = None, paths: Sequence[st
 # --- corpus ----------------------------------------------------------------------------------------------------
 
 
+@in_own_storage
 def corpus(package: str, *, trials: int | None = None, time: str | None = None, seed: int = 0,
            out: PathLike = "mu2py-corpus", tests_out: PathLike | None = None, workers: int = 1,
            strategies: str | None = None, suite: Sequence[str] | None = None, no_score: bool = False,

@@ -31,6 +31,7 @@ from mu2py.errors import UserError
 from mu2py.fuzz.config import FuzzConfig, FuzzResult
 from mu2py.fuzz.fuzzer import Fuzzer
 from mu2py.inputs.generators import source_for
+from mu2py.inputs.storage import in_own_storage
 from mu2py.mutants.catalog import Program
 from mu2py.processes.workers import Lost, executor
 from mu2py.store.atomic import DirectoryLock, write_atomic, write_json
@@ -76,6 +77,7 @@ def campaign_budget(unit: dict[str, Any], trials: int | None) -> Budget | None:
     return None
 
 
+@in_own_storage
 def run_campaign(unit: dict[str, Any]) -> dict[str, Any]:
     """One campaign in a worker: resolve the target, resume from its directory, fuzz, summarize."""
     config = FuzzConfig(**unit["config"])
