@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import gc
 import os
-import signal
 import sys
 import time
 import weakref
@@ -48,7 +47,8 @@ from mu2py.engine.payload import Payload
 from mu2py.engine.runs import RunResult, leave_if_forked
 from mu2py.errors import UserError
 from mu2py.processes.child import die_with_parent, limit_memory, receive, send, silence_output
-from mu2py.processes.confine import Confinement, kill_group, make_mirror, remove_mirror
+from mu2py.processes.confine import Confinement, make_mirror, remove_mirror
+from mu2py.processes.supervisor import Child
 
 # verdict codes in the shared array: 0 not reached yet, then one per outcome
 _CODES: list[KillReason | None] = [None, None, *KillReason]
@@ -220,7 +220,8 @@ class HostRunner:
         self._fork = sys.platform == "linux"
         self._ctx = mp.get_context("fork" if self._fork else "spawn")
         self._batch = 0
-        self._process: Any = None
+        self._child: Child | None = None
+        self._process: Any = None  # the child's process and pipe, while a host runs
         self._conn: Any = None
         self._sent: set[int] = set()
         self._build_timeout = 10.0
@@ -233,16 +234,15 @@ class HostRunner:
     # -- host life --------------------------------------------------------------------
 
     def _start(self) -> None:
-        parent, child = self._ctx.Pipe()
         target = self.target if self._fork else (self.spec, self.target.prefixes)
         self._scratch = make_mirror(self._root)
         # removed by _kill, or at the latest when this runner goes (a caller that never closes it)
         self._unmirror = weakref.finalize(self, remove_mirror, self._scratch)
         confinement = Confinement(self._root, self._scratch, os.getpid())
-        process = self._ctx.Process(target=host_main, daemon=True, args=(
-            child, self._progress, self._verdicts, target, self.memory_mb, self.copy_cache, confinement))
-        process.start()
-        child.close()
+        # the host leads a session of its own (`host_main`): what its runs leave running is swept with it
+        self._child = Child.start(self._ctx, host_main, (self._progress, self._verdicts, target, self.memory_mb,
+                                                         self.copy_cache, confinement), daemon=True)
+        process, parent = self._child.process, self._child.conn
         self._process, self._conn, self._sent = process, parent, set()
         self._judged = 0
         while True:
@@ -263,32 +263,21 @@ class HostRunner:
                     raise UserError("the target's source changed while loading it: run again")
                 return
             process.join(1)
+            why = message.why if isinstance(message, HostFailed) else self._child.exit_detail()
             self._kill()
-            why = message.why if isinstance(message, HostFailed) else f"exit code {process.exitcode}"
             raise UserError(f"the mutant host could not load {self.spec}: {why}")
 
     def _kill(self) -> None:
-        if self._process is not None:
-            # the host leads its own process group: what its runs left running goes with it
-            if self._process.pid is not None:
-                kill_group(self._process.pid)
-            if self._process.is_alive():
-                self._process.kill()
-            self._process.join(5)
-        if self._conn is not None:
-            self._conn.close()
+        if self._child is not None:
+            self._child.end()  # the host's process group with it: what its runs left running goes too
         if self._scratch is not None:
             self._unmirror()
-        self._process = self._conn = self._scratch = None
+        self._child = self._process = self._conn = self._scratch = None
 
     def close(self) -> None:
         """Stop the host."""
-        if self._conn is not None:
-            try:
-                send(self._conn, None)
-            except (OSError, BrokenPipeError):
-                pass
-            self._process.join(2)
+        if self._child is not None:
+            self._child.stop(2)
         self._kill()
 
     # -- judging ----------------------------------------------------------------------
@@ -411,13 +400,7 @@ class HostRunner:
             send(self._conn, run)
 
     def _exit_detail(self) -> str:
-        code = self._process.exitcode if self._process is not None else None
-        if code is not None and code < 0:
-            try:
-                return f"killed by {signal.Signals(-code).name}"
-            except ValueError:
-                return f"killed by signal {-code}"
-        return f"exit code {code}"
+        return self._child.exit_detail() if self._child is not None else "exit code None"
 
     def _lost(self, indices: list[int], how: str, detail: str) -> tuple[list[Verdict], bool]:
         """The host died or hung on the mutant in flight: keep what it finished, judge that one, restart.

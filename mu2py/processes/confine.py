@@ -283,11 +283,3 @@ def kill_children(before: set[int] | None) -> int:
         except (ProcessLookupError, ChildProcessError, PermissionError):
             pass
     return killed
-
-
-def kill_group(pid: int) -> None:
-    """SIGKILL the process group led by `pid` (a host and whatever it left running); quiet when it is gone."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass

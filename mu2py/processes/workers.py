@@ -4,7 +4,9 @@ Every executor has the same call, `map_unordered(fn, units)`, yielding `(index, 
 units finish, each index exactly once.  `Processes` isolates units in worker processes
 (multiprocess, spawn): a unit that crashes the interpreter, calls `os._exit`, hangs inside C
 or overruns its deadline costs a worker, which is replaced, and the unit is retried (then
-reported as `Lost`) — the run goes on and no result is counted twice.
+reported as `Lost`) — the run goes on and no result is counted twice.  Each worker is a
+`supervisor.Child`: it leads its own process group, and whatever its units started and left running
+ends with it, when it is replaced and when the pool closes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import multiprocess as mp
 from multiprocess.connection import wait
 
 from mu2py.processes.child import memory_of, pack, receive, send, unpack
+from mu2py.processes.supervisor import Child, end_group, lead_group
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ def _worker_main(conn: Any, init: bytes, hosting: bool) -> None:
     from mu2py.processes.child import die_with_parent
 
     global _parent
+    lead_group()  # what a unit starts and leaves running is swept with this worker (see `supervisor`)
     die_with_parent()  # a worker whose parent was killed must not run on as an orphan
     _parent = conn
     # the parent alone writes the command's output (`--json` on stdout): what a unit prints, and what an exit
@@ -135,8 +139,7 @@ def _worker_main(conn: Any, init: bytes, hosting: bool) -> None:
 
 @dataclass
 class _Worker:
-    process: Any
-    conn: Any
+    child: Child
     ready: bool = False
     unit: int | None = None
     started: float = 0.0
@@ -164,18 +167,11 @@ class Processes:
         self._pool: list[_Worker] = [self._start() for _ in range(workers)]
 
     def _start(self) -> _Worker:
-        parent, child = self._ctx.Pipe()
         # not daemonic: a worker may start processes of its own (a campaign's mutant host); close() ends it
-        process = self._ctx.Process(target=_worker_main, args=(child, *self._init), daemon=False)
-        process.start()
-        child.close()
-        return _Worker(process, parent)
+        return _Worker(Child.start(self._ctx, _worker_main, self._init, daemon=False))
 
     def _replace(self, worker: _Worker) -> _Worker:
-        if worker.process.is_alive():
-            worker.process.kill()
-        worker.process.join(5)
-        worker.conn.close()
+        worker.child.end()
         self.restarts += 1
         fresh = self._start()
         self._pool[self._pool.index(worker)] = fresh
@@ -198,7 +194,9 @@ class Processes:
         finally:
             for worker in self._pool:
                 if worker.unit is not None:
-                    worker.process.kill()  # not waited for here: the call may be ending with the whole run
+                    # not waited for here: the call may be ending with the whole run (reaped by `_replace`)
+                    if worker.child.pid is not None:
+                        end_group(worker.child.pid)
                     worker.unit, worker.stale = None, True
 
     def _map(self, fn: Callable[[Any], Any], units: Sequence[Any],
@@ -215,19 +213,18 @@ class Processes:
                     attempts[next_unit] += 1
                     worker.unit, worker.started = next_unit, time.monotonic()
                     # the C pickler first (`child.send`): multiprocess's dill pickles in Python, a large unit slowly
-                    send(worker.conn, (next_unit, fn, units[next_unit]))
-            waitables = [w.conn for w in self._pool] + [w.process.sentinel for w in self._pool]
+                    send(worker.child.conn, (next_unit, fn, units[next_unit]))
+            waitables = [w.child.conn for w in self._pool] + [w.child.sentinel for w in self._pool]
             ready = set(wait(waitables, timeout=0.2))
             for worker in list(self._pool):
                 lost_reason = None
-                if worker.conn in ready:
+                if worker.child.conn in ready:
                     try:
-                        kind, index, payload = receive(worker.conn)
+                        kind, index, payload = receive(worker.child.conn)
                     except (EOFError, OSError):
-                        worker.process.join(1)
+                        worker.child.process.join(1)
                         if not worker.ready:
-                            raise WorkerError(f"a worker failed to start (exit code {worker.process.exitcode})") \
-                                from None
+                            raise WorkerError(f"a worker failed to start ({worker.child.exit_detail()})") from None
                         kind, index, payload = "died", worker.unit, None
                     if kind == "ready":
                         worker.ready = True
@@ -246,18 +243,18 @@ class Processes:
                         # the worker serves on: free it, or a later map on this pool would wait for it forever
                         worker.unit = None
                         raise WorkerError(f"unit {index} raised in a worker:\n{payload}")
-                    lost_reason = f"worker died (exit code {worker.process.exitcode})"
-                elif worker.process.sentinel in ready:
-                    worker.process.join(1)
+                    lost_reason = f"worker died ({worker.child.exit_detail()})"
+                elif worker.child.sentinel in ready:
+                    worker.child.process.join(1)
                     if not worker.ready:
-                        raise WorkerError(f"a worker failed to start (exit code {worker.process.exitcode})")
-                    lost_reason = f"worker died (exit code {worker.process.exitcode})"
+                        raise WorkerError(f"a worker failed to start ({worker.child.exit_detail()})")
+                    lost_reason = f"worker died ({worker.child.exit_detail()})"
                 elif deadline is not None and worker.unit is not None:
                     limit = deadline(units[worker.unit]) if callable(deadline) else deadline
                     if time.monotonic() - worker.started > limit:
                         lost_reason = f"overran the {limit:g}s deadline"
                 if (lost_reason is None and self.memory_limit is not None and worker.unit is not None
-                        and memory_of(worker.process.pid)[1] > self.memory_limit):  # 0 where /proc cannot tell
+                        and memory_of(worker.child.pid or 0)[1] > self.memory_limit):  # 0 where /proc cannot tell
                     lost_reason = f"held over {self.memory_limit // 2**20} MB of memory"
                 if lost_reason is None:
                     continue
@@ -276,27 +273,17 @@ class Processes:
                 on_wait()
 
     def close(self) -> None:
-        """Ask every worker to stop, then make sure it has."""
+        """Ask every worker to stop, then make sure it has, and that nothing its units started runs on."""
         for worker in self._pool:
-            try:
-                send(worker.conn, None)
-            except (OSError, BrokenPipeError):
-                pass
+            worker.child.ask_to_stop()  # all at once: they end side by side
         for worker in self._pool:
-            worker.process.join(2)
-            if worker.process.is_alive():
-                worker.process.kill()
-                worker.process.join(2)
-            worker.conn.close()
+            worker.child.finish(2)
         self._pool = []
 
     def terminate(self) -> None:
         """Kill every worker now, whatever it is running (a deadline has come: no unit is waited for)."""
         for worker in self._pool:
-            worker.process.kill()
-        for worker in self._pool:
-            worker.process.join(2)
-            worker.conn.close()
+            worker.child.end()
         self._pool = []
 
     def __enter__(self) -> Processes:

@@ -10,6 +10,9 @@ once in the server: they are frozen out of the garbage collector (each pytest se
 collections) and mapped to their files for `inspect.getmodule` (which renders a failure's traceback);
 neither touches an object of the code under test, which every child creates itself.
 
+Each child leads its own process group, swept when it ends or overruns its timeout: what its tests
+started and left running ends with it (see `mu2py.processes.supervisor`).
+
 Invariant: the server never imports a module of the package under test, so every child
 imports them anew; if importing the plugins did import one, the server refuses to start
 and callers fall back to plain subprocesses.  Only on POSIX (fork).
@@ -54,11 +57,19 @@ inspect.getmodule(compile("0", os.path.join(os.getcwd(), "<mu2py warm-up>"), "ev
 # the server's own objects, frozen, are not walked again in each child
 gc.collect()
 gc.freeze()
+def sweep(pid):
+    # the child leads its group: what its tests started and left running ends with it (as `processes.supervisor`
+    # does, written out here: the server must not import mu2py, which may be the package under test)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
 for line in sys.stdin:
     req = json.loads(line)
     pid = os.fork()
     if pid == 0:
         try:
+            os.setpgid(0, 0)
             os.chdir(req["cwd"])
             os.environ.update(req["env"])
             sys.path[:0] = req["path"]
@@ -87,8 +98,7 @@ for line in sys.stdin:
     if ended is not None:
         done = select.select([ended], [], [], req["timeout"])[0]
         os.close(ended)
-        if not done:
-            os.kill(pid, signal.SIGKILL)
+        sweep(pid)  # the child too, if it overran; before the reap, while its pid (its group's id) is held
         status = os.waitpid(pid, 0)[1]
         print(json.dumps({"code": os.waitstatus_to_exitcode(status) if done else None}), flush=True)
         continue
@@ -97,9 +107,10 @@ for line in sys.stdin:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             code = os.waitstatus_to_exitcode(status)
+            sweep(pid)  # after the reap: a group's id is not reused while a process of it lives
             break
         if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
+            sweep(pid)
             os.waitpid(pid, 0)
             break
         time.sleep(0.002)

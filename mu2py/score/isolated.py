@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from mu2py.processes.supervisor import run_swept
 from mu2py.score import hosted, ports
 from mu2py.score.failures import FAILURE_CHARS
 from mu2py.score.forkserver import ForkServer
@@ -234,8 +234,5 @@ def _fresh_pytest(state: hosted.Host, args: list[str], spec_path: str, tmp: str,
     env = dict(os.environ, MU2PY_MUTANT_SPEC=spec_path,
                PYTHONPATH=os.pathsep.join([tmp, *state.spec.sys_path, os.environ.get("PYTHONPATH", "")]))
     cmd = [sys.executable, "-c", "import mu2py_inject_mutant, sys, pytest; sys.exit(pytest.main(sys.argv[1:]))", *args]
-    try:
-        proc = subprocess.run(cmd, cwd=state.spec.root, env=env, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "timeout", ""
-    return proc.returncode, proc.stdout
+    ran = run_swept(cmd, timeout=timeout, cwd=state.spec.root, env=env)
+    return ("timeout", "") if ran.code is None else (ran.code, ran.stdout)

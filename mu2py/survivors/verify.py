@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mu2py.budget import Deadline
+from mu2py.processes.supervisor import run_swept
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.isolated import INJECT, write_spec
 from mu2py.testgen.junit import read_junit
@@ -97,12 +98,9 @@ class Sessions:
         full = dict(os.environ, **env, PYTHONPATH=os.pathsep.join(p for p in paths if p))
         cmd = [sys.executable, "-c", "import mu2py_prelude, sys, pytest; sys.exit(pytest.main(sys.argv[1:]))",
                *options]
-        try:
-            with out.open("w") as log:
-                return subprocess.run(cmd, cwd=self.root, env=full, stdout=log, stderr=subprocess.STDOUT,
-                                      timeout=timeout).returncode
-        except subprocess.TimeoutExpired:
-            return "timeout"
+        with out.open("w") as log:
+            code = run_swept(cmd, timeout=timeout, cwd=self.root, env=full, stdout=log, stderr=subprocess.STDOUT).code
+        return "timeout" if code is None else code
 
     def close(self) -> None:
         """Stop the fork servers."""

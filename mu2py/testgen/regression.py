@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib
 import os
 import random
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Any
 from mu2py.budget import Deadline
 from mu2py.budget import now as budget_clock
 from mu2py.errors import UserError
+from mu2py.processes.supervisor import run_swept
 from mu2py.testgen.junit import read_junit
 
 # inputs drawn to check that a function's original gives the same outcome twice
@@ -245,7 +245,7 @@ def failing_cases(files: list[Path], sys_path: list[str]) -> tuple[set[tuple[str
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([*sys_path, os.environ.get("PYTHONPATH", "")]))
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
                "--junitxml", str(xml), *map(str, files)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        proc = run_swept(cmd, env=env)
         cases = read_junit(xml)
         if cases is None:
             return set(), [f"pytest could not run the generated tests: {(proc.stdout + proc.stderr).strip()[-300:]}"]

@@ -30,7 +30,6 @@ import inspect
 import json
 import os
 import pickle
-import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -42,6 +41,7 @@ from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 
 from mu2py.errors import UserError
+from mu2py.processes.supervisor import run_swept
 from mu2py.testgen.render import CORPUS_MARK, KILL_MARK
 from mu2py.testgen.signatures import Built, FunctionSpec, Seeded
 
@@ -220,9 +220,8 @@ def record_seeds(root: str, pytest_args: Sequence[str], functions: Sequence[tupl
         env = dict(os.environ, MU2PY_SEEDS_SPEC=str(spec),
                    PYTHONPATH=os.pathsep.join([*sys_path, os.environ.get("PYTHONPATH", "")]))
         cmd = [sys.executable, "-c", BOOTSTRAP, "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *pytest_args]
-        try:
-            proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
+        proc = run_swept(cmd, timeout=timeout, cwd=root, env=env)
+        if proc.code is None:
             return SuiteValues(timed_out=True)
         if not out.is_file():
             raise UserError(f"the suite did not run to record seeds: {(proc.stdout + proc.stderr).strip()[-300:]}")

@@ -1,0 +1,67 @@
+"""The supervisor's sweep: whatever a supervised process started and left running ends with it."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import multiprocess as mp
+
+from mu2py.processes.supervisor import Child, exit_detail, lead_group, run_swept
+
+# starts `sleep 300`, prints its pid, then exits (or hangs, with an argument)
+LEAVER = ("import subprocess, sys, time\n"
+          "p = subprocess.Popen(['sleep', '300'])\n"
+          "print(p.pid, flush=True)\n"
+          "if len(sys.argv) > 1: time.sleep(300)\n")
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def _gone(pid: int) -> bool:
+    for _ in range(50):  # SIGKILL is delivered at once; the reap by init may take a moment
+        if not _running(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_a_subprocess_s_leftover_is_swept_when_it_exits():
+    ran = run_swept([sys.executable, "-c", LEAVER], timeout=60)
+    assert ran.code == 0
+    assert _gone(int(ran.stdout))
+
+
+def test_a_subprocess_past_its_timeout_is_killed_with_its_group(tmp_path):
+    out = tmp_path / "out.txt"
+    with out.open("w") as log:
+        ran = run_swept([sys.executable, "-c", LEAVER, "hang"], timeout=2, stdout=log)
+    assert ran.code is None
+    assert _gone(int(out.read_text()))
+
+
+def _leave_one(conn):
+    lead_group()
+    import subprocess
+
+    conn.send(subprocess.Popen(["sleep", "300"]).pid)
+    conn.recv_bytes()  # None, packed: asked to stop
+
+
+def test_a_child_s_group_is_swept_when_it_stops():
+    child = Child.start(mp.get_context("fork"), _leave_one, (), daemon=True)
+    left = child.conn.recv()
+    assert _running(left)
+    child.stop(5)
+    assert _gone(left)
+    assert child.exit_detail() == "exit code 0"
+
+
+def test_exit_detail_names_the_signal():
+    assert exit_detail(-9) == "killed by SIGKILL" and exit_detail(3) == "exit code 3"
