@@ -40,13 +40,14 @@ if TYPE_CHECKING:  # importing the API does not import the engine: each job impo
     from mu2py.inputs.replay import LoadedInput
     from mu2py.inputs.source import InputSource
     from mu2py.mutants.catalog import Program
+    from mu2py.score.verdicts import Status, Verdict
     from mu2py.store.corpus import Entry
     from mu2py.survivors.kill import KillResult
     from mu2py.target.modules import Target
     from mu2py.testgen.corpus import CorpusResult
 
 __all__ = ["FuzzProgress", "FuzzRunResult", "MutateProgress", "MutateResult", "PropsResult", "ScoreProgress",
-           "ScoreResult", "corpus", "fuzz", "kill", "mutate", "props", "score"]
+           "ScoreResult", "ScoredMutant", "corpus", "fuzz", "kill", "mutate", "props", "score"]
 
 PathLike = str | os.PathLike[str]
 # a report as the command's --json prints it: JSON values only (str, numbers, bools, None, lists, dicts)
@@ -149,8 +150,40 @@ class _Gate:
 
 
 @dataclass(frozen=True)
+class ScoredMutant:
+    """One mutant of a `score` run, typed: where it is, what it changes, and its `verdict` (`verdict.status` a
+    `Status`, equal to its name: `m.status == "survived"`).  Made from the report's entry for it."""
+
+    id: str
+    module: str
+    file: Path
+    line: int
+    operator: str
+    original: str
+    mutated: str
+    at_import: bool
+    diff: str
+    verdict: Verdict
+
+    @property
+    def status(self) -> Status:
+        """The verdict's status."""
+        return self.verdict.status
+
+    @classmethod
+    def from_report(cls, entry: dict[str, Any]) -> ScoredMutant:
+        """The mutant an entry of `report["mutants"]` describes."""
+        from mu2py.score.verdicts import Verdict
+
+        return cls(entry["id"], entry["module"], Path(entry["file"]), entry["line"], entry["operator"],
+                   entry["original"], entry["mutated"], entry["at_import"], entry.get("diff", ""),
+                   Verdict.from_json(entry))
+
+
+@dataclass(frozen=True)
 class ScoreResult(_Gate):
-    """A suite's mutation score: `report` is what `mu2py score --json` prints for the same run.
+    """A suite's mutation score: `report` is what `mu2py score --json` prints for the same run, `mutants` the same
+    mutants typed.
 
     Invariants: `report["root"]` is `str(root)`; every mutant's entry has its `diff`; `exit_code` is 1
     exactly when `shortfall` is not None (the score is under `fail_under`), else 0.
@@ -159,6 +192,11 @@ class ScoreResult(_Gate):
     report: Report
     root: Path
     fail_under: float | None = None
+
+    @property
+    def mutants(self) -> list[ScoredMutant]:
+        """Every mutant of the run, in the report's order, with its verdict."""
+        return [ScoredMutant.from_report(entry) for entry in cast(list[dict[str, Any]], self.report["mutants"])]
 
     @property
     def score(self) -> float | None:

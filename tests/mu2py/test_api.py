@@ -93,6 +93,22 @@ def test_the_docs_example_runs(docs_run):
     assert isinstance(names["result"], mu2py.api.ScoreResult)
     assert re.match(r"score \d+\.\d%: exit code 0\n", printed)
     assert "@@" in printed  # a survivor's diff
+    assert re.search(r"\.py:\d+ survived \d+ tests\n", printed)
+
+
+def test_the_typed_mutants_are_the_report_s(docs_run):
+    from mu2py.score.verdicts import Status
+
+    result = docs_run[1]["result"]
+    mutants = result.mutants
+    assert [m.id for m in mutants] == [e["id"] for e in result.report["mutants"]]
+    assert {m.status for m in mutants} <= set(Status)
+    counted = {status: sum(m.status is status for m in mutants) for status in Status}
+    summary = result.report["summary"]
+    assert (counted[Status.KILLED], counted[Status.SURVIVED], counted[Status.TIMEOUT]) == (
+        summary["killed"], summary["survived"], summary["timeout"])
+    killed = next(m for m in mutants if m.status is Status.KILLED)
+    assert killed.verdict.killed_by and killed.verdict.tests_run >= 1 and killed.file.is_file()
 
 
 def test_score_equals_what_score_json_prints(docs_run, capsys):
