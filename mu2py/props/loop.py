@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mu2py.engine.oracle import kill_reason
 from mu2py.engine.runs import RunResult, Status
@@ -33,6 +33,9 @@ from mu2py.feedback.schedule import Energy, donor, least_executed_first
 from mu2py.props.feedback import LabelFeedback
 from mu2py.props.handle import Input, PropertyHandle
 from mu2py.score import hosted
+
+if TYPE_CHECKING:  # units.py imports this module: the unit's type only
+    from mu2py.props.units import Campaign
 
 SEEDS = 8  # the first trials run fresh inputs: the corpus needs a few valid ones to mutate
 MIN_TIMEOUT = 0.5
@@ -161,17 +164,17 @@ def kills(original: RunResult, mutant: RunResult) -> str | None:
 class PropertyFuzzer:
     """One test's campaign (see the module docstring); `candidates` are the mutants it may kill."""
 
-    def __init__(self, handle: PropertyHandle, unit: dict[str, Any]) -> None:
+    def __init__(self, handle: PropertyHandle, unit: Campaign) -> None:
         self.handle = handle
-        self.guidance = unit["guidance"]
-        self.trials = unit.get("trials")
-        self.seconds = unit.get("seconds")
-        self.candidates = set(unit["candidates"])
-        self.killed_before = set(unit.get("killed_before", ()))
-        self.per_input = unit.get("per_input") or None
+        self.guidance = unit.guidance
+        self.trials = unit.trials
+        self.seconds = unit.seconds
+        self.candidates = set(unit.candidates)
+        self.killed_before = set(unit.killed_before)
+        self.per_input = unit.per_input or None
         self.executions: Counter[int] = Counter()  # runs per mutant (0 for one never run)
         # seeded by the node id from its file name on: the same wherever pytest puts its root directory
-        self.rng = random.Random(f"{unit['seed']}:{handle.item.nodeid.rsplit('/', 1)[-1]}")
+        self.rng = random.Random(f"{unit.seed}:{handle.item.nodeid.rsplit('/', 1)[-1]}")
         self.labels = LabelFeedback()
         self.corpus: list[_Kept] = []
         self.favored: list[_Kept] = []

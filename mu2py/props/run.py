@@ -24,7 +24,18 @@ from typing import Any, cast
 from mu2py.errors import UserError
 from mu2py.mutants.catalog import Program
 from mu2py.processes.workers import Lost, Processes, WorkerError
-from mu2py.props.units import STORAGE
+from mu2py.props.units import (
+    STORAGE,
+    Bug,
+    Campaign,
+    CampaignRun,
+    DefaultRuns,
+    Defaults,
+    FindBug,
+    Listed,
+    ListTests,
+    shipped_saved,
+)
 from mu2py.score.plan import BASELINE
 from mu2py.score.pools import ShardedPool, host_entry
 from mu2py.score.recorded import SuiteRecord, TestRecord
@@ -60,10 +71,10 @@ class PropsConfig:
 def _run(pool: Processes | ShardedPool, fn: Callable[[Any], Any], units: list[Any],
          done: Callable[[int], None] | None = None) -> list[Any]:
     """Run `units` on the pool; their results in order (`done` hears how many have finished, after each): a props
-    unit's dict, or score's `SuiteRecord` for its baseline; a lost unit as `{"lost": why}`."""
-    results: list[Any] = [{} for _ in units]
+    unit's result, score's `SuiteRecord` for its baseline, or `Lost` for a unit whose worker died on it."""
+    results: list[Any] = [None for _ in units]
     for finished, (index, result) in enumerate(pool.map_unordered(fn, units), 1):
-        results[index] = {"lost": result.reason} if isinstance(result, Lost) else result
+        results[index] = result
         if done is not None:
             done(finished)
     return results
@@ -102,20 +113,20 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, storage: str, config: PropsConfig
     try:
         say(Step("baseline", "baseline"))
         try:
-            [recorded, listed] = _run(pool, run_unit, [BASELINE, {"kind": "props_list"}])
+            [recorded, found] = _run(pool, run_unit, [BASELINE, ListTests()])
         except WorkerError as exc:
             raise UserError(f"pytest could not start in a worker ({exc}); run the suite with plain pytest") from exc
-        for result in (recorded, listed):
-            if isinstance(result, dict) and "lost" in result:
-                raise UserError(f"the test suite crashed the worker on the original code: {result['lost']}")
-        base = cast(SuiteRecord, recorded)
-        for error in (base.error, listed.get("error")):
+        for result in (recorded, found):
+            if isinstance(result, Lost):
+                raise UserError(f"the test suite crashed the worker on the original code: {result.reason}")
+        base, listed = cast(SuiteRecord, recorded), cast(Listed, found)
+        for error in (base.error, listed.error):
             if error is not None:
                 raise UserError(error)
         if tuple(base.modules) != seeded.modules:  # the suite imports a file under another name (src layout)
             program = build_program(replace(seeded, modules=tuple(base.modules)))
         tests = {t.nodeid: (position, t) for position, t in enumerate(base.tests)}
-        chosen = [(nodeid, why) for nodeid, why in listed["tests"] if _selected(nodeid, only)]
+        chosen = [(nodeid, why) for nodeid, why in listed.tests if _selected(nodeid, only)]
         # a test pytest skips here (a skipif mark) is not run by fuzzing either: its body may not work here
         chosen = [(n, "skipped by pytest here" if why is None and tests[n][1].skipped else why)
                   for n, why in chosen]
@@ -128,18 +139,16 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, storage: str, config: PropsConfig
         passing = [n for n in fuzzable if n not in failing]
         say(Step("default runs", "default runs"))
         defaults = _defaults(pool, run_unit, [
-            {"kind": "props_default", "nodeid": n, "position": tests[n][0],
-             "timeout": round(config.timeout_factor * tests[n][1].seconds + config.min_timeout, 3),
-             "mutants": sorted(set(tests[n][1].infected) & swappable) if config.default_runs else []}
+            DefaultRuns(n, tests[n][0], round(config.timeout_factor * tests[n][1].seconds + config.min_timeout, 3),
+                        tuple(sorted(set(tests[n][1].infected) & swappable)) if config.default_runs else ())
             for n in passing], workers)
-        bugs = _run(pool, run_unit, [{"kind": "props_bug", "nodeid": n, "position": tests[n][0]} for n in failing])
+        bugs: list[Bug | Lost] = _run(pool, run_unit, [FindBug(n, tests[n][0]) for n in failing])
         say(Step("fuzzing", "fuzzing", 0, len(passing), "tests fuzzed"))
-        campaigns = _run(pool, run_unit, [
-            {"kind": "props_fuzz", "nodeid": n, "position": tests[n][0], "trials": config.trials,
-             "seconds": fuzz_seconds(config.seconds, d["seconds"]), "budget": config.seconds, "seed": config.seed,
-             "guidance": config.guidance, "save": config.save, "per_input": config.per_input,
-             "candidates": sorted(swappable), "killed_before": sorted(d.get("killed", {})),
-             "timeout": config.min_timeout, "ship_saves": bool(config.cluster)}
+        campaigns: list[CampaignRun | Lost] = _run(pool, run_unit, [
+            Campaign(n, tests[n][0], config.seed, config.guidance, tuple(sorted(swappable)), trials=config.trials,
+                     seconds=fuzz_seconds(config.seconds, d.seconds), budget=config.seconds, save=config.save,
+                     per_input=config.per_input, killed_before=tuple(sorted(d.killed)), timeout=config.min_timeout,
+                     ship_saves=bool(config.cluster))
             for n, d in zip(passing, defaults, strict=True)],
             lambda n: say(Step(f"fuzzing: {n}/{len(passing)} tests fuzzed", "fuzzing", n, len(passing),
                                "tests fuzzed")))
@@ -155,13 +164,18 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, storage: str, config: PropsConfig
                    if program.mutants[i].module not in unimportable]
     return {
         "properties": entries,
-        "bugs": [{"test": n, **b} for n, b in zip(failing, bugs, strict=True)]
+        "bugs": [{"test": n, **_bug_json(b)} for n, b in zip(failing, bugs, strict=True)]
                 + [{"test": e["test"], **b} for e in entries for b in e.pop("_bugs")],
         "skipped": [{"test": n, "why": why} for n, why in skipped.items()],
         "summary": {**_summary(entries, config, time.perf_counter() - start, len(failing)),
                     "unimportable": base.unimportable},
         "mutants": _mutant_table(program, entries),
     }
+
+
+def _bug_json(bug: Bug | Lost) -> dict[str, Any]:
+    """A failure on the original as the report gives it (its worker lost: why)."""
+    return {"lost": bug.reason} if isinstance(bug, Lost) else {"error": bug.error, "example": bug.example}
 
 
 def _open_pool(seeded: SuiteSpec, storage: str, config: PropsConfig) -> Processes | ShardedPool:
@@ -185,18 +199,16 @@ def _open_pool(seeded: SuiteSpec, storage: str, config: PropsConfig) -> Processe
         raise
 
 
-def save_shipped(campaign: dict[str, Any], storage: str) -> None:
-    """Save the kills a cluster worker shipped back instead of saving them (`props_fuzz` with `ship_saves`: their
+def save_shipped(campaign: CampaignRun | Lost, storage: str) -> None:
+    """Save the kills a cluster worker shipped back instead of saving them (a `Campaign` with `ship_saves`: their
     database lay in its copy of Hypothesis's storage folder) into the same folder of `storage`, the storage every
     worker of this run was given, and mark them saved."""
     from hypothesis.database import DirectoryBasedExampleDatabase
 
-    for kill in campaign.get("kills", {}).values():
-        shipped = kill.pop("shipped", None)
-        if shipped is not None:
-            folder, key, value = shipped
-            DirectoryBasedExampleDatabase(os.path.join(storage, folder)).save(bytes.fromhex(key), bytes.fromhex(value))
-            kill["saved"] = True
+    if isinstance(campaign, Lost):
+        return
+    for folder, key, value in shipped_saved(campaign):
+        DirectoryBasedExampleDatabase(os.path.join(storage, folder)).save(bytes.fromhex(key), bytes.fromhex(value))
 
 
 def fuzz_seconds(budget: float | None, default_seconds: float) -> float | None:
@@ -212,35 +224,35 @@ def fuzz_seconds(budget: float | None, default_seconds: float) -> float | None:
 
 
 def _defaults(pool: Processes | ShardedPool, fn: Callable[[Any], Any],
-              units: list[dict[str, Any]], workers: int = 1) -> list[dict[str, Any]]:
+              units: list[DefaultRuns], workers: int = 1) -> list[Defaults]:
     """Run the default-run units; a unit cut short by a timeout goes on with its `rest` in a fresh worker.
 
     With several workers a test's mutants go out in a few slices each, so that one test with many
     mutants does not keep a single worker busy while the others wait for the next phase.
     """
-    merged: list[dict[str, Any]] = [{"killed": {}, "unswappable": [], "seconds": 0.0} for _ in units]
-    todo = []
+    merged = [Defaults() for _ in units]
+    todo: list[tuple[int, DefaultRuns]] = []
     for k, unit in enumerate(units):
-        mutants = unit["mutants"]
+        mutants = unit.mutants
         size = max(DEFAULT_SLICE, -(-len(mutants) // (2 * workers))) if workers > 1 else len(mutants) or 1
-        todo += [(k, dict(unit, mutants=mutants[i:i + size])) for i in range(0, len(mutants), size)] or [(k, unit)]
+        todo += [(k, replace(unit, mutants=mutants[i:i + size])) for i in range(0, len(mutants), size)] or [(k, unit)]
     while todo:
-        results = _run(pool, fn, [unit for _, unit in todo])
-        again = []
+        results: list[Defaults | Lost] = _run(pool, fn, [unit for _, unit in todo])
+        again: list[tuple[int, DefaultRuns]] = []
         for (k, unit), result in zip(todo, results, strict=True):
-            if "lost" in result:  # the worker died on some mutant of this unit: halve until it is found alone
-                mutants = unit["mutants"]
+            if isinstance(result, Lost):  # the worker died on some mutant of this unit: halve until it is found alone
+                mutants = unit.mutants
                 if len(mutants) == 1:
-                    merged[k]["killed"][mutants[0]] = "crash"
+                    merged[k].killed[mutants[0]] = "crash"
                     continue
                 half = len(mutants) // 2
-                again += [(k, dict(unit, mutants=mutants[:half])), (k, dict(unit, mutants=mutants[half:]))]
+                again += [(k, replace(unit, mutants=mutants[:half])), (k, replace(unit, mutants=mutants[half:]))]
                 continue
-            merged[k]["killed"].update(result["killed"])
-            merged[k]["unswappable"].extend(result["unswappable"])
-            merged[k]["seconds"] += result.get("seconds", 0.0)
-            if result["rest"]:
-                again.append((k, dict(unit, mutants=result["rest"])))
+            merged[k].killed.update(result.killed)
+            merged[k].unswappable.extend(result.unswappable)
+            merged[k].seconds += result.seconds
+            if result.rest:
+                again.append((k, replace(unit, mutants=result.rest)))
         todo = again
     return merged
 
@@ -249,29 +261,28 @@ def _selected(nodeid: str, only: list[str] | None) -> bool:
     return not only or any(nodeid == o or nodeid.startswith(o.rstrip("/") + "::") or o in nodeid for o in only)
 
 
-def _entry(program: Program, nodeid: str, base: TestRecord, default: dict[str, Any],
-           campaign: dict[str, Any], swappable: set[int]) -> dict[str, Any]:
+def _entry(program: Program, nodeid: str, base: TestRecord, default: Defaults,
+           campaign: CampaignRun | Lost, swappable: set[int]) -> dict[str, Any]:
     """One property's line of the report (see the module docstring for what the counts mean)."""
-    if "lost" in default or "lost" in campaign:
-        why = default.get("lost") or campaign.get("lost")
+    if isinstance(campaign, Lost):
         return {"test": nodeid, "reached": 0, "killed_default": 0, "killed": 0, "survivors": [],
-                "lost": why, "_bugs": []}
+                "lost": campaign.reason, "_bugs": []}
     sites = set(base.reached)
-    unswappable = set(default.get("unswappable", ()))
-    reached = ({i for i in swappable if program.mutants[i].site in sites} | set(campaign["reached"])) - unswappable
-    killed_default = {int(i) for i in default["killed"]}
-    fuzz_kills = {int(i): k for i, k in campaign["kills"].items()}
+    unswappable = set(default.unswappable)
+    reached = ({i for i in swappable if program.mutants[i].site in sites} | set(campaign.reached)) - unswappable
+    killed_default = set(default.killed)
+    fuzz_kills = campaign.kills
     killed = (killed_default | set(fuzz_kills)) & reached
     ids = lambda indices: [program.mutants[i].id for i in sorted(indices)]  # noqa: E731 - local shorthand
     return {
         "test": nodeid, "reached": len(reached), "killed_default": len(killed_default & reached),
         "killed": len(killed), "survivors": ids(reached - killed), "default_kills": ids(killed_default & reached),
-        "new_kills": [{"mutant": program.mutants[i].id, **k} for i, k in sorted(fuzz_kills.items())],
-        "examples": sorted({k["example"] for k in fuzz_kills.values() if k["example"]}),
-        "trials": campaign["trials"], "valid": campaign["valid"], "corpus": campaign["corpus"],
-        "mutant_runs": campaign["mutant_runs"], "seconds": campaign["seconds"],
-        "events": campaign["events"], "targets": campaign["targets"], "_bugs": campaign["bugs"],
-        "no_database": campaign.get("no_database", False),
+        "new_kills": [{"mutant": program.mutants[i].id, **k.to_json()} for i, k in sorted(fuzz_kills.items())],
+        "examples": sorted({k.example for k in fuzz_kills.values() if k.example}),
+        "trials": campaign.trials, "valid": campaign.valid, "corpus": campaign.corpus,
+        "mutant_runs": campaign.mutant_runs, "seconds": campaign.seconds,
+        "events": campaign.events, "targets": campaign.targets, "_bugs": campaign.bugs,
+        "no_database": campaign.no_database,
     }
 
 

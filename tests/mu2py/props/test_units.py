@@ -11,6 +11,6 @@ def test_default_runs_come_out_of_the_budget_and_fuzzing_keeps_a_quarter() -> No
 
 
 def test_shrinking_gets_a_share_of_the_budget() -> None:
-    assert shrink_budget({"budget": 20.0}, 15.0) == 5.0
-    assert shrink_budget({"budget": 4.0}, 3.0) == 2.0  # at least two seconds, for a first minimal example
-    assert shrink_budget({}, 12.0) == 3.0  # --trials: a share of what fuzzing took
+    assert shrink_budget(20.0, 15.0) == 5.0
+    assert shrink_budget(4.0, 3.0) == 2.0  # at least two seconds, for a first minimal example
+    assert shrink_budget(None, 12.0) == 3.0  # --trials: a share of what fuzzing took

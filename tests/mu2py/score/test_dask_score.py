@@ -132,6 +132,7 @@ def test_shards_carry_the_parents_catalog_sent_once() -> None:
 
 def test_another_unit_function_travels_with_its_shards() -> None:
     """props sends its own unit function over the same hosted suite: each shard names it (score's is implied)."""
+    from mu2py.props.units import ListTests
     from mu2py.props.units import run_unit as props_unit
     from mu2py.score.pools import ShardedPool
 
@@ -145,7 +146,7 @@ def test_another_unit_function_travels_with_its_shards() -> None:
 
     outer = Outer()
     pool = ShardedPool(outer, "spec", 1)  # type: ignore[arg-type]
-    assert len(list(pool.map_unordered(props_unit, [{"kind": "props_list"}]))) == 1
+    assert len(list(pool.map_unordered(props_unit, [ListTests()]))) == 1
     assert [shard["fn"] for shard in outer.sent] == [props_unit]
 
 
