@@ -544,6 +544,16 @@ def run_unit(unit: ScoreUnit) -> Result | SuiteRecord:
     ports.new_unit(math.inf if unit.kind is UnitKind.BASELINE else ports.WAIT_BUDGET)
     try:
         result = UNITS[unit.kind](unit)
+    except Exception as exc:
+        if unit.kind not in (UnitKind.MUTANT, UnitKind.REEXEC):
+            raise  # the baseline fails the run with its reason; an isolated session runs in a process of its own
+        # mu2py's own step raised, not a test (the runner catches theirs).  What the tests left in this worker can
+        # cause it: a thread still running that parses source while this one does (CPython 3.11's AST
+        # constructor keeps its depth in interpreter-wide state: gh-106905, "recursion depth mismatch"), or a
+        # module of the standard library patched.  No verdict from here: a new worker judges the mutant, then,
+        # if that fails too, a fresh interpreter (see `scoring`), and the reason stays in the report
+        request_restart()
+        result = Redo(Again.RETRY, f"mu2py's own step raised {type(exc).__name__}: {str(exc)[:200]}")
     finally:
         if hosted.HOST is not None:
             hosted.restore_tree(hosted.HOST)

@@ -67,3 +67,28 @@ def test_a_doubted_reload_runs_only_its_cheapest_tests_in_place():
     assert cheapest(tests, 0.25) == tests[:2]  # 2.0 of 10.0
     assert cheapest([("slow", 9.0, 0), ("slower", 9.5, 1)], 0.25) == [("slow", 9.0, 0)]  # one at least
     assert cheapest([], 0.25) == []
+
+
+def test_a_unit_whose_own_step_raises_is_judged_again_not_a_crash_of_the_run(monkeypatch):
+    """mu2py's own step raising in a worker (a thread a test left parses source at the same time: CPython 3.11's
+    "AST constructor recursion depth mismatch") asks for a new worker and a second judgement, and the worker's
+    replacement; the baseline's error still ends the run."""
+    import pytest
+
+    from mu2py.processes import workers
+    from mu2py.score import units
+    from mu2py.score.plan import ScoreUnit, UnitKind
+    from mu2py.score.verdicts import Again, Redo
+
+    def broken(unit):
+        raise SystemError("AST constructor recursion depth mismatch (before=87, after=139)")
+
+    monkeypatch.setattr(workers, "_restart_requested", False)
+    monkeypatch.setitem(units.UNITS, UnitKind.MUTANT, broken)
+    monkeypatch.setitem(units.UNITS, UnitKind.BASELINE, broken)
+    result = units.run_unit(ScoreUnit(UnitKind.MUTANT, 0))
+    assert isinstance(result, Redo) and result.again is Again.RETRY
+    assert "SystemError: AST constructor recursion depth mismatch" in result.why
+    assert workers._restart_requested  # this worker is replaced after its reply
+    with pytest.raises(SystemError):
+        units.run_unit(ScoreUnit(UnitKind.BASELINE, 0))
