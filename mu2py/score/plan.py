@@ -11,7 +11,7 @@ Invariant: every mutant in the program gets either a verdict here or exactly one
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -44,9 +44,10 @@ TestSlot = tuple[str, float, int | None]
 class ScoreUnit:
     """One piece of work for a score worker: the baseline, or one mutant judged one way.
 
-    Invariants: `index` is a mutant's (-1 only for the baseline); `tests` are fastest first; `fresh` (tests that
-    judge only in a fresh interpreter, each after those it needs) and `tests` share no test; `timeout` (> 0) is set
-    for `ISOLATED` units only, as are `why`, `first`, `only` and `tests_run`.
+    Invariants: `index` is a mutant's (-1 only for the baseline); `tests` are fastest first (but in a unit
+    retried with some tests first, see `tried_first`); `fresh` (tests that judge only in a fresh interpreter, each
+    after those it needs) and `tests` share no test; `timeout` (> 0) is set for `ISOLATED` units only, as are `why`,
+    `first`, `only` and `tests_run`.
     """
 
     kind: UnitKind
@@ -60,6 +61,13 @@ class ScoreUnit:
     first: list[str] = field(default_factory=list)  # ISOLATED: tests to try alone first (a kill in place)
     only: list[str] = field(default_factory=list)  # ISOLATED: the only tests left to judge it
     tests_run: int = 0  # ISOLATED: tests it already passed in place
+
+    def tried_first(self, first: list[str]) -> ScoreUnit:
+        """This unit with the tests named in `first` first, in that order (the others after them, as they were)."""
+        if not first:
+            return self
+        order = {nodeid: k for k, nodeid in enumerate(first)}
+        return replace(self, tests=sorted(self.tests, key=lambda t: order.get(t[0], len(order))))
 
 
 BASELINE = ScoreUnit(UnitKind.BASELINE)

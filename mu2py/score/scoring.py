@@ -144,7 +144,8 @@ def score(spec: SuiteSpec, config: ScoreConfig,
                     if isinstance(result, Redo) and result.again is Again.RETRY:
                         attempts[index] = attempts.get(index, 0) + 1
                         if attempts[index] <= 1:
-                            retry.append(unit)  # on a new worker: the mutant may have corrupted this one
+                            # on a new worker (the mutant may have corrupted this one), the tests it names first
+                            retry.append(unit.tried_first(result.first))
                             continue
                         # it happened again on a new worker: the test cannot judge this mutant in place
                         # (no verdict without a test run): the suite decides in a fresh interpreter

@@ -45,6 +45,8 @@ from mu2py.score.runner import run_test
 from mu2py.score.verdicts import Again, Redo, Result, Status, Verdict
 
 HINT_SHARE = 0.25  # of its tests' time, what an import-time mutant the reload doubts runs in place (see `reexec`)
+# a mutant is a `timeout` once this many of its tests timed out and none failed (see `_run_tests`)
+HANGS = 3
 
 
 def baseline(unit: ScoreUnit) -> SuiteRecord:
@@ -184,21 +186,43 @@ def _apply(state: hosted.Host, swap: CodeSwap, m: Any, code: Any) -> None:
 
 
 def _run_tests(state: hosted.Host, tests: list[tuple[str, float, int | None]]) -> tuple[Result, float | None]:
-    """Run `tests` (node id, timeout, position) until one fails or times out: the verdict (survived if none does),
-    and the deciding test's timeout (None: it failed, or none decided).
+    """Run `tests` (node id, timeout, position) until one fails: the verdict (survived if none fails), and the
+    deciding test's timeout (None: it failed, or none decided).
 
     Each test starts from the module bindings the mutant left (see `hosted.fresh_start`), whatever ran before it:
-    the order of a unit's tests (killers first) follows this worker's history, and must not decide the verdict.
+    the order of a unit's tests (killers first, then cheapest first by the baseline's timings) follows this
+    worker's history, and must not decide the verdict.  So a test that times out does not end the unit: a mutant
+    that some tests hang on and others fail is `killed` whichever runs first, and the tests go on until one fails,
+    `HANGS` have timed out (then it is a `timeout`: each hang costs a whole timeout, and a mutant that loops for
+    ever hangs every test), or the worker is to be replaced (a timeout hit pytest's own bookkeeping).
     """
+    hung: tuple[Verdict, float] | None = None
+    hangs: list[str] = []
     with hosted.bindings_as_now(state):
         for run, (nodeid, timeout, position) in enumerate(tests, start=1):
             outcome = run_test(hosted.item(state, nodeid, position), timeout)
             if outcome == "busy":
                 return _busy(nodeid), None
-            if outcome != "passed":
-                # read now: the check on the original (`_checked`) runs the test again
-                status = Status.KILLED if outcome == "failed" else Status.TIMEOUT
-                return Verdict(status, nodeid, run, runner.last_failure, position), timeout
+            if outcome == "passed":
+                continue
+            # read now: the check on the original (`_checked`) runs the test again
+            if outcome == "failed":
+                return Verdict(Status.KILLED, nodeid, run, runner.last_failure, position), None
+            hangs.append(nodeid)
+            if hung is None:
+                hung = Verdict(Status.TIMEOUT, nodeid, run, runner.last_failure, position), timeout
+            if len(hangs) >= HANGS:
+                break
+            if runner.replacing:
+                if run == len(tests):
+                    break
+                # the alarm hit pytest's own bookkeeping: no more tests here.  A new worker runs the others first
+                # (one of them may fail), those that hung last
+                rest = [t[0] for t in tests[run:]]
+                return Redo(Again.RETRY, f"{nodeid} timed out in pytest's own code: the other tests go first",
+                            first=[*rest, *hangs], tests_run=run - len(hangs)), None
+        if hung is not None:
+            return replace(hung[0], tests_run=run), hung[1]
         return Verdict(Status.SURVIVED, tests_run=len(tests)), None
 
 

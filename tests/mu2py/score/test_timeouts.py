@@ -85,3 +85,56 @@ def test_a_hang_in_a_fixture_teardown_replaces_the_worker(tmp_path, monkeypatch,
     assert statuses["loop_pkg.count:3:12:arithmetic"] == "timeout"
     # pytest's teardown bookkeeping may have been cut short: every timeout costs the worker
     assert workers == 1 + sum(s == "timeout" for s in statuses.values())
+
+
+# `n - 1` -> `n + 1` (and the constants 1 -> 2, 1 -> 0) loop for ever: the unlimited call hangs, the limited one raises
+MIXED = '''def countdown(n, limit=None):
+    steps = 0
+    while n:
+        n = n - 1
+        steps += 1
+        if limit is not None and steps > limit:
+            raise RuntimeError("too many steps")
+    return n
+'''
+# the hanging test is the faster, so it runs first (cheapest first); its hang is in the call, or in a fixture's
+# teardown (where the alarm cuts pytest's own bookkeeping: no more tests in that worker)
+HANG_FIRST = '''import time
+
+import pytest
+
+from loop_pkg.count import countdown
+
+
+@pytest.fixture
+def counted():
+    yield
+    if HANG_IN_TEARDOWN:
+        assert countdown(3) == 0
+
+
+def test_hangs(counted):
+    if not HANG_IN_TEARDOWN:
+        assert countdown(3) == 0
+
+
+def test_raises():
+    time.sleep(0.1)
+    assert countdown(3, limit=10) == 0
+'''
+
+
+@pytest.mark.parametrize("in_teardown", [False, True])
+def test_a_mutant_some_tests_hang_on_and_one_fails_is_killed_whichever_runs_first(tmp_path, capsys, in_teardown):
+    """Killed, not a timeout: the status must not follow which test a worker happens to run first."""
+    root = tmp_path / "project"
+    test = f"HANG_IN_TEARDOWN = {in_teardown}\n" + HANG_FIRST
+    write_tree(root, {"loop_pkg/__init__.py": "", "loop_pkg/count.py": MIXED, "tests/test_count.py": test})
+    assert main(["score", "--root", str(root), "--paths", "loop_pkg", "--tests", "tests", "--no-cache",
+                 "--json"]) == 0
+    by_id = {m["id"]: m for m in json.loads(capsys.readouterr().out)["mutants"]}
+    loops = [by_id[i] for i in ("loop_pkg.count:4:12:arithmetic", "loop_pkg.count:4:16:constant",
+                                "loop_pkg.count:4:16:constant#2")]
+    assert [(m["status"], m["killed_by"].split("::")[-1]) for m in loops] == [("killed", "test_raises")] * 3
+    # the first judged runs the hanging test first (the faster); the killer then goes first for the others
+    assert sorted(m["tests_run"] for m in loops)[-1] == 2 or in_teardown  # after a teardown hang: a new worker
