@@ -1,4 +1,5 @@
-"""Fixtures for every test folder: a real Dask cluster (a `dask scheduler` and two `dask worker` processes)."""
+"""Fixtures for every test folder: a real Dask cluster (a `dask scheduler` and two `dask worker` processes); and
+`no_strays`, which checks that no process a program under test started outlived mu2py."""
 
 from __future__ import annotations
 
@@ -18,6 +19,24 @@ DASK = shutil.which("dask", path=os.pathsep.join([str(Path(sys.executable).paren
 
 WORKER_ENV = "MU2PY_TEST_DASK_WORKER"
 """Set (to 1) in the cluster's worker processes only: a test's module can behave otherwise there than on the client."""
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is a live process (a zombie is not: it has ended, and its parent has not reaped it yet)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def no_strays(noted: list[int] | set[int]) -> None:
+    """Assert that none of the processes `noted` (their ids) still runs; those that do are killed first (a failing
+    test must not leave them either)."""
+    alive = [pid for pid in noted if running(pid)]
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, f"{len(alive)} of {len(noted)} processes the program started outlived mu2py"
 
 
 def _stop(process: subprocess.Popen) -> None:

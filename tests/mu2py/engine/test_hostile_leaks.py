@@ -10,7 +10,6 @@ process the program started outlives the command, and the user's file is intact.
 import json
 import os
 import resource
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,7 @@ import pytest
 
 from mu2py.mutants.catalog import Program
 from mu2py.target.modules import resolve_target
+from tests.conftest import no_strays
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 LEAKS = "hostile_pkg.leaks"
@@ -67,21 +67,6 @@ def _mutant(reached, function, code, operator, module=LEAKS):
     return found[0]
 
 
-def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rpartition(")")[2].split()[0] != "Z"
-    except OSError:
-        return False
-
-
-def _no_strays(noted):
-    alive = [pid for pid in noted if _alive(pid)]
-    for pid in alive:  # a failing test must not leave them either
-        os.kill(pid, signal.SIGKILL)
-    assert not alive, f"{len(alive)} of {len(noted)} processes the program started outlived mu2py"
-
-
 def _mutate_matches_truth(fresh_truth, workdir, driver, values, timeout=0.3, descriptors=None):
     """`mutate --json` on `values`: finishes, parses, and its reached mutants' verdicts equal a fresh process's."""
     spec = f"hostile_pkg.leak_drivers:{driver}"
@@ -109,14 +94,14 @@ def test_a_thread_left_running_retires_the_host(workdir, data_on_path, fresh_tru
 def test_a_child_process_left_running_does_not_outlive_mu2py(workdir, data_on_path, fresh_truth):
     _, noted = _mutate_matches_truth(fresh_truth, workdir, "archived", [1000, 999])
     assert noted, "the hostile mutants did not run"
-    _no_strays(noted)
+    no_strays(noted)
 
 
 # (2) the original itself leaves a child running on this input: in the command's process too, it is stopped at the end
 def test_a_child_process_the_original_left_does_not_outlive_mu2py(workdir, data_on_path, fresh_truth):
     _, noted = _mutate_matches_truth(fresh_truth, workdir, "archived", [1001])
     assert noted, "the original did not run"
-    _no_strays(noted)
+    no_strays(noted)
 
 
 # (2) `pid == 0` -> `pid != 0`: the forked child must never go on as a second host
@@ -124,7 +109,7 @@ def test_a_forked_child_never_becomes_a_second_host(workdir, data_on_path, fresh
     reached, noted = _mutate_matches_truth(fresh_truth, workdir, "forked", [1000, 999])
     # the host itself took the child's os._exit
     assert reached[_mutant(reached, "forked", "if pid == 0", "negate_cond")] == "crash"
-    _no_strays(noted)
+    no_strays(noted)
 
 
 # (3) the original forks on every input: its child's os._exit must end the child, not fuzz in a second process
@@ -136,7 +121,7 @@ def test_fuzz_with_a_forking_original_runs_once(workdir, tmp_path):
     assert proc.stdout.count("mutants killed") == 1, proc.stdout  # one summary: no child went on running fuzz
     assert not (out / "failures").exists()  # the child's exit was no failure of the original
     assert json.loads((out / "state.json").read_text())["stats"]["trials"] == 8
-    _no_strays(noted)
+    no_strays(noted)
 
 
 # (4) the program installs its own SIGALRM handler (swallowing alarms) and cancels the timer; a looping mutant

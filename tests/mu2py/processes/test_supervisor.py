@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import multiprocess as mp
 
 from mu2py.processes.supervisor import Child, exit_detail, lead_group, run_swept
+from tests.conftest import running
 
 # starts `sleep 300`, prints its pid, then exits (or hangs, with an argument)
 LEAVER = ("import subprocess, sys, time\n"
@@ -17,16 +17,9 @@ LEAVER = ("import subprocess, sys, time\n"
           "if len(sys.argv) > 1: time.sleep(300)\n")
 
 
-def _running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
-
-
 def _gone(pid: int) -> bool:
     for _ in range(50):  # SIGKILL is delivered at once; the reap by init may take a moment
-        if not _running(pid):
+        if not running(pid):
             return True
         time.sleep(0.02)
     return False
@@ -57,7 +50,7 @@ def _leave_one(conn):
 def test_a_child_s_group_is_swept_when_it_stops():
     child = Child.start(mp.get_context("fork"), _leave_one, (), daemon=True)
     left = child.conn.recv()
-    assert _running(left)
+    assert running(left)
     child.stop(5)
     assert _gone(left)
     assert child.exit_detail() == "exit code 0"

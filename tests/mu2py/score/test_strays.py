@@ -14,15 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.conftest import no_strays
+
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "score_strays"
-
-
-def _running(pid: int) -> bool:
-    """Whether `pid` is a live process (a zombie is not: it has ended, and its parent has not reaped it yet)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def test_no_process_a_test_or_a_mutant_started_outlives_the_score(tmp_path: Path) -> None:
@@ -35,13 +29,8 @@ def test_no_process_a_test_or_a_mutant_started_outlives_the_score(tmp_path: Path
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     started = {int(line) for line in pids.read_text().split()}
-    try:
-        assert len(started) > 20  # every test run of the baseline and of the mutants started one
-        assert [pid for pid in started if _running(pid)] == []
-    finally:
-        for pid in started:
-            if _running(pid):
-                os.kill(pid, 9)
+    no_strays(started)
+    assert len(started) > 20  # every test run of the baseline and of the mutants started one
     by_line = {(m["line"], m["operator"], m["mutated"]): m for m in report["mutants"]}
     assert [by_line[(21, op, new)]["status"] for op, new in
             (("aug_to_assign", "n = 1"), ("aug_assign", "n += 1"), ("constant", "0"))] == ["timeout"] * 3
