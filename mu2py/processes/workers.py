@@ -197,6 +197,7 @@ class Processes:
                     # not waited for here: the call may be ending with the whole run (reaped by `_replace`)
                     if worker.child.pid is not None:
                         end_group(worker.child.pid)
+                    worker.child.process.kill()
                     worker.unit, worker.stale = None, True
 
     def _map(self, fn: Callable[[Any], Any], units: Sequence[Any],
