@@ -18,12 +18,12 @@ for its worker to be replaced.
 
 from __future__ import annotations
 
-import _thread
 import gc
 import math
 import os
 import resource
 import sys
+import threading
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -472,8 +472,13 @@ RECORD_NAME = "mu2py record"
 @contextmanager
 def _recording(files: set[str | None]) -> Iterator[Callable[[Any], tuple[str, frozenset[Any]]]]:
     """A function running one test (`run_test`, no timeout) that returns its outcome and the code objects whose
-    `co_filename` is in `files` the test ran on this thread: what a global trace function's call events see (a
-    code object starting, a generator or coroutine resumed, or thrown into).
+    `co_filename` is in `files` the test ran, on this thread and on the threads it runs code on: what a global
+    trace function's call events see (a code object starting, a generator or coroutine resumed, or thrown into).
+    A test whose threads read a class attribute (`self.WRITER` in a lock's reader threads) must be recorded as
+    reading it, or an import-time mutant of that attribute is never run against it (a false survivor).  Under
+    the trace function (3.11) threads the test starts are traced (`threading.settrace`), threads started before
+    it are not; a `sys.monitoring` tool sees every thread.  Code a thread left running executes during a later
+    test counts for that test too: more tests judge a mutant, never fewer.
 
     Python 3.11 has that trace function only (`sys.settrace`), called on every Python call of every library
     (Hypothesis-heavy suites run 2-4x slower under it).  On 3.12+ a `sys.monitoring` tool is registered instead,
@@ -493,10 +498,12 @@ def _recording(files: set[str | None]) -> Iterator[Callable[[Any], tuple[str, fr
                 seen.add(frame.f_code)
 
         sys.settrace(record)
+        threading.settrace(record)
         try:
             return run_test(item, None)
         finally:
             sys.settrace(None)
+            threading.settrace(None)
 
     monitoring = getattr(sys, "monitoring", None)
     if not MONITORED or monitoring is None or _tools(monitoring):
@@ -509,19 +516,15 @@ def _recording(files: set[str | None]) -> Iterator[Callable[[Any], tuple[str, fr
         return
 
     disable, events = monitoring.DISABLE, monitoring.events
-    thread = _thread.get_ident()
 
     def started(code: Any, offset: int) -> Any:
         if code.co_filename in files:
-            if _thread.get_ident() != thread:
-                # a trace function sees this thread only; a location disabled here would stay silent for it
-                return None
             seen.add(code)
         return disable
 
     def thrown(code: Any, offset: int, exc: BaseException) -> None:
         # no location of its own: the event cannot be disabled (a generator thrown into is rare)
-        if code.co_filename in files and _thread.get_ident() == thread:
+        if code.co_filename in files:
             seen.add(code)
 
     callbacks = {events.PY_START: started, events.PY_RESUME: started, events.PY_THROW: thrown}
