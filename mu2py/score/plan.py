@@ -133,9 +133,12 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
     # what recording the whole suite may take: every test's timeout, times what its hook costs at most
     record = round(RECORD_FACTOR * sum(config.timeout_factor * test.seconds + config.min_timeout
                                        for test in state.tests), 3)
-    # functions that ran while some other module was imported, and those only their own module's body called
-    elsewhere = {(module, qualname) for module, qualname, own in base.at_import if not own}
-    by_own_body = {(module, qualname) for module, qualname, own in base.at_import if own} - elsewhere
+    # functions that ran while some other module was imported, and those only their own module's body called; a
+    # nested function's `co_qualname` has `<locals>` where a mutant's scope has not (`locked.<locals>.decorator`,
+    # which a test module ran as it decorated its classes, is scope `locked.decorator`)
+    elsewhere = {(module, qualname.replace(".<locals>", "")) for module, qualname, own in base.at_import if not own}
+    by_own_body = {(module, qualname.replace(".<locals>", "")) for module, qualname, own in base.at_import
+                   if own} - elsewhere
 
     unimportable = base.unimportable
     state.unimportable = dict(unimportable)
