@@ -273,7 +273,11 @@ def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[s
         assert progress is not None
         scoped = state.selected  # --since, --shard: the others are not this run's to judge
         mine = [v for i, v in state.verdicts.items() if scoped is None or i in scoped]
-        total = len(scoped) if scoped is not None else len(state.program.mutants)
+        # mutants left out (a module this platform cannot import, `--import-time skip`) are not in the summary's
+        # total either
+        left_out = sum(1 for v in mine if v.status is Status.SKIPPED)
+        mine = [v for v in mine if v.status is not Status.SKIPPED]
+        total = (len(scoped) if scoped is not None else len(state.program.mutants)) - left_out
         killed = sum(1 for v in mine if v.status in (Status.KILLED, Status.TIMEOUT))
         survived = sum(1 for v in mine if v.status is Status.SURVIVED)
         progress(ScoreProgress(phase, len(mine), total, state.cached, killed, survived))
