@@ -220,9 +220,7 @@ class HostRunner:
         self._fork = sys.platform == "linux"
         self._ctx = mp.get_context("fork" if self._fork else "spawn")
         self._batch = 0
-        self._child: Child | None = None
-        self._process: Any = None  # the child's process and pipe, while a host runs
-        self._conn: Any = None
+        self._child: Child | None = None  # the host's process and pipe, while one runs
         self._sent: set[int] = set()
         self._build_timeout = 10.0
         self._judged = 0  # mutants the running host judged since it started (0: the next one runs in a fresh host)
@@ -243,7 +241,7 @@ class HostRunner:
         self._child = Child.start(self._ctx, host_main, (self._progress, self._verdicts, target, self.memory_mb,
                                                          self.copy_cache, confinement), daemon=True)
         process, parent = self._child.process, self._child.conn
-        self._process, self._conn, self._sent = process, parent, set()
+        self._sent = set()
         self._judged = 0
         while True:
             ready = wait([parent, process.sentinel], timeout=120)
@@ -272,7 +270,7 @@ class HostRunner:
             self._child.end()  # the host's process group with it: what its runs left running goes too
         if self._scratch is not None:
             self._unmirror()
-        self._child = self._process = self._conn = self._scratch = None
+        self._child = self._scratch = None
 
     def close(self) -> None:
         """Stop the host."""
@@ -320,23 +318,26 @@ class HostRunner:
         Returns (verdicts, finished): finished is False when the host stopped at `deadline`.  A host that
         reports itself retired (a run left a thread or process behind) is killed after its verdicts.
         """
-        if self._process is None:
+        if self._child is None:
             self._start()
+        child = self._child
+        assert child is not None
         new = [i for i in indices if i not in self._sent]
         if new:
-            send(self._conn, AddMutants([self.payload(i) for i in new]))
+            send(child.conn, AddMutants([self.payload(i) for i in new]))
             self._sent.update(new)
         self._batch += 1
         progress = self._progress
         progress[_PHASE] = 0
         progress[_POSITION] = -1
         try:
-            self._send_run(RunBatch(self._batch, value, list(indices), timeout, differential, deadline, None))
+            self._send_run(child.conn, RunBatch(self._batch, value, list(indices), timeout, differential, deadline,
+                                                None))
         except (OSError, BrokenPipeError):
             return self._lost(indices, "crash", "the host was gone")
         except Exception as exc:  # an input the pipe cannot carry
             raise UserError(f"an input cannot be sent to the mutant host: {type(exc).__name__}: {exc}") from exc
-        conn, sentinel = self._conn, self._process.sentinel
+        conn, sentinel = child.conn, child.sentinel
         sent = time.monotonic()
         while True:
             ready = wait([conn, sentinel], timeout=0.05)
@@ -364,7 +365,7 @@ class HostRunner:
                     return verdicts, not deadline.expired()
                 return verdicts, len(verdicts) == len(indices)
             if sentinel in ready:
-                self._process.join(1)
+                child.process.join(1)
                 return self._lost(indices, "crash", self._exit_detail())
             phase = progress[_PHASE] if progress[_BATCH] == self._batch else 0
             how = "timeout"
@@ -385,11 +386,11 @@ class HostRunner:
             if time.monotonic() - since > limit:
                 return self._lost(indices, how, f"no answer after {limit:.1f}s")
 
-    def _send_run(self, run: RunBatch) -> None:
-        """Send a batch, with the original's result when known; when that result cannot be pickled, without it
-        (the host then runs the original itself)."""
+    def _send_run(self, conn: Any, run: RunBatch) -> None:
+        """Send a batch on `conn`, with the original's result when known; when that result cannot be pickled,
+        without it (the host then runs the original itself)."""
         try:
-            send(self._conn, replace(run, original=self._original))
+            send(conn, replace(run, original=self._original))
         except OSError:  # the host is gone (a broken pipe): the caller restarts it
             raise
         except Exception:
@@ -397,7 +398,7 @@ class HostRunner:
                 raise
             # pickling fails before anything is written: the pipe holds no partial message
             self._original = None
-            send(self._conn, run)
+            send(conn, run)
 
     def _exit_detail(self) -> str:
         return self._child.exit_detail() if self._child is not None else "exit code None"

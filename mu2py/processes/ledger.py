@@ -238,13 +238,16 @@ class _LastException(Entry):
 
     name = "sys.last_exc and sys.last_value, last_type, last_traceback"
     _NAMES = ("last_exc", "last_value", "last_type", "last_traceback")
+    # set by pytest (and interactive hooks), not by a program's own runs: the full check (after every test of
+    # `score`, before a host confirms a verdict) sees it, and the quick check after every mutant run need not
+    costly = True
 
     def snapshot(self) -> None:
         return None
 
     def differs(self, saved: None) -> bool:
         found = vars(sys)
-        return "last_value" in found or "last_exc" in found or "last_traceback" in found or "last_type" in found
+        return any(name in found for name in self._NAMES)
 
     def restore(self, saved: None) -> None:
         for name in self._NAMES:

@@ -79,6 +79,12 @@ tool that costs far less (`benchmarks/record_cost.py`), but falls back to the tr
 registered: the allowance stays the trace hook's."""
 
 
+def scope_of(qualname: str) -> str:
+    """The scope a mutant names the code of this `co_qualname` by: a nested function's without `<locals>`
+    (`locked.<locals>.decorator` is scope `locked.decorator`)."""
+    return qualname.replace(".<locals>", "")
+
+
 def _scope_key(module: str, scope: str) -> str:
     return f"{module}:{scope}"
 
@@ -94,7 +100,7 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
           cache: VerdictCache) -> list[ScoreUnit]:
     """Decide each mutant's fate before running anything: cached, isolated, no coverage, pruned, or which tests."""
     program = state.program
-    unprobed = [q.replace(".<locals>", "") for q in base.unprobed]
+    unprobed = [scope_of(q) for q in base.unprobed]
     undefined = base.undefined
     reached_by: dict[int, list[int]] = {}
     infected_by: dict[int, list[int]] = {}
@@ -133,12 +139,10 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
     # what recording the whole suite may take: every test's timeout, times what its hook costs at most
     record = round(RECORD_FACTOR * sum(config.timeout_factor * test.seconds + config.min_timeout
                                        for test in state.tests), 3)
-    # functions that ran while some other module was imported, and those only their own module's body called; a
-    # nested function's `co_qualname` has `<locals>` where a mutant's scope has not (`locked.<locals>.decorator`,
-    # which a test module ran as it decorated its classes, is scope `locked.decorator`)
-    elsewhere = {(module, qualname.replace(".<locals>", "")) for module, qualname, own in base.at_import if not own}
-    by_own_body = {(module, qualname.replace(".<locals>", "")) for module, qualname, own in base.at_import
-                   if own} - elsewhere
+    # functions that ran while some other module was imported (a decorator a test module applied to its classes),
+    # and those only their own module's body called
+    elsewhere = {(module, scope_of(qualname)) for module, qualname, own in base.at_import if not own}
+    by_own_body = {(module, scope_of(qualname)) for module, qualname, own in base.at_import if own} - elsewhere
 
     unimportable = base.unimportable
     state.unimportable = dict(unimportable)
