@@ -1,10 +1,11 @@
-"""Tests that killed earlier mutants of the same line (or scope) run first in this worker.
+"""Tests that killed earlier mutants of the same line (or scope) are tried first in this worker.
 
 The mutants of one line mostly die by the same test (a table row's pattern mutated three ways, a
-comparison's operator swapped or negated), which the fastest-first order may reach only after
-dozens of passing tests.  Each worker remembers, per line and per scope, the last few tests that
-killed a mutant there, and moves those of a unit's tests to the front.  The set of tests a
-mutant meets does not change, only their order: a survivor still runs every one of them.
+comparison's operator swapped or negated), which collection order may reach only after dozens of
+passing tests.  Each worker remembers, per line and per scope, the last few tests that killed a
+mutant there, and tries those of a unit's tests first, as probes.  A probe's kill stands once its
+test passes on the original; when no probe fails, every test still runs in collection order (the
+probes again among them), so what a worker ran before never decides a survivor.
 """
 
 from __future__ import annotations
@@ -23,17 +24,14 @@ def _keys(mutant: Any) -> tuple[tuple[str, str, int], tuple[str, str, int]]:
     return (mutant.module, mutant.scope, mutant.line), (mutant.module, mutant.scope, -1)
 
 
-def first(memory: dict[tuple[str, str, int], list[str]], mutant: Any, tests: Tests) -> Tests:
-    """`tests` with those that killed a mutant of `mutant`'s line, then of its scope, moved to the front."""
+def probes(memory: dict[tuple[str, str, int], list[str]], mutant: Any, tests: Tests) -> list[str]:
+    """The node ids of `tests` that killed a mutant of `mutant`'s line, then of its scope, most recent first."""
     line, scope = _keys(mutant)
     wanted = [*memory.get(line, ()), *memory.get(scope, ())]
     if not wanted:
-        return tests
-    rank = {nodeid: r for r, nodeid in reversed(list(enumerate(wanted)))}
-    front = sorted((t for t in tests if t[0] in rank), key=lambda t: rank[t[0]])
-    if not front:
-        return tests
-    return front + [t for t in tests if t[0] not in rank]
+        return []
+    have = {t[0] for t in tests}
+    return [nodeid for nodeid in dict.fromkeys(wanted) if nodeid in have]
 
 
 def remember(memory: dict[tuple[str, str, int], list[str]], mutant: Any, verdict: Result) -> None:

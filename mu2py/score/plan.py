@@ -44,10 +44,12 @@ TestSlot = tuple[str, float, int | None]
 class ScoreUnit:
     """One piece of work for a score worker: the baseline, or one mutant judged one way.
 
-    Invariants: `index` is a mutant's (-1 only for the baseline); `tests` are fastest first (but in a unit
-    retried with some tests first, see `tried_first`); `fresh` (tests that judge only in a fresh interpreter, each
-    after those it needs) and `tests` share no test; `timeout` (> 0) is set for `ISOLATED` units only, as are `why`,
-    `first`, `only` and `tests_run`.
+    Invariants: `index` is a mutant's (-1 only for the baseline); `tests` are in pytest's collection order, so
+    that a survivor is one whatever ran before in its worker (a test may fail only after another left an object
+    damaged, as in a plain run); `first` names tests to try first, before that order (probes: a kill they find
+    stands once confirmed on the original); `fresh` (tests that judge only in a fresh interpreter, each after
+    those it needs) and `tests` share no test; `timeout` (> 0) is set for `ISOLATED` units only, as are `why`,
+    `only` and `tests_run`.
     """
 
     kind: UnitKind
@@ -58,16 +60,14 @@ class ScoreUnit:
     record: float = 0.0  # REEXEC: seconds recording what each test runs may add, a worker's first time
     timeout: float = 0.0  # ISOLATED: the fresh session's whole budget
     why: str = ""  # ISOLATED: why not in place
-    first: list[str] = field(default_factory=list)  # ISOLATED: tests to try alone first (a kill in place)
+    first: list[str] = field(default_factory=list)  # tests to try first (ISOLATED: alone, e.g. a kill in place)
     only: list[str] = field(default_factory=list)  # ISOLATED: the only tests left to judge it
     tests_run: int = 0  # ISOLATED: tests it already passed in place
 
     def tried_first(self, first: list[str]) -> ScoreUnit:
-        """This unit with the tests named in `first` first, in that order (the others after them, as they were)."""
-        if not first:
-            return self
-        order = {nodeid: k for k, nodeid in enumerate(first)}
-        return replace(self, tests=sorted(self.tests, key=lambda t: order.get(t[0], len(order))))
+        """This unit with the tests named in `first` tried first, in that order (its `tests` still all run after
+        them, in collection order, unless one decides)."""
+        return replace(self, first=list(first)) if first else self
 
 
 BASELINE = ScoreUnit(UnitKind.BASELINE)
@@ -112,8 +112,6 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
             reached_by.setdefault(site, []).append(t_index)
         for mutant in test.infected:
             infected_by.setdefault(mutant, []).append(t_index)
-    order = sorted(range(len(state.tests)), key=lambda t: state.tests[t].seconds)
-    rank = {t: r for r, t in enumerate(order)}
     # tests that fail when run a second time on the original judge mutants in a fresh interpreter only
     once = {t for t, test in enumerate(state.tests) if not test.repeatable}
 
@@ -173,7 +171,7 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
         if index in program.static or redone:
             # an import-time mutant, or one of a function its module's body called (`OPT = lambda x: ...` used to
             # build a table): the mutated body re-run in place redoes what the import computed
-            everything = sorted(range(len(state.tests)), key=lambda t: rank[t])
+            everything = list(range(len(state.tests)))
             # a worker's first such unit records what each test runs, the whole suite under a hook, before
             # judging: its deadline moves by `record` seconds for that (see `units._executed`)
             units.append(split(UnitKind.REEXEC, index, everything, record))
@@ -197,6 +195,6 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
                     continue
             else:
                 chosen = sorted(reaching)
-        chosen.sort(key=lambda t: rank[t])
+        chosen.sort()  # collection order (see `ScoreUnit`)
         units.append(split(UnitKind.MUTANT, index, chosen))
     return units

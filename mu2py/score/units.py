@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, cast
@@ -38,7 +38,7 @@ from mu2py.processes.workers import extend_deadline, request_restart
 from mu2py.score import at_import, hosted, killers, ports, runner
 from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up
-from mu2py.score.plan import ScoreUnit, UnitKind
+from mu2py.score.plan import ScoreUnit, TestSlot, UnitKind
 from mu2py.score.recorded import SuiteRecord, TestRecord
 from mu2py.score.reload import ReloadError, reload_with_readers
 from mu2py.score.runner import run_test
@@ -185,21 +185,30 @@ def _apply(state: hosted.Host, swap: CodeSwap, m: Any, code: Any) -> None:
         swap.apply(kept)
 
 
-def _run_tests(state: hosted.Host, tests: list[tuple[str, float, int | None]]) -> tuple[Result, float | None]:
-    """Run `tests` (node id, timeout, position) until one fails: the verdict (survived if none fails), and the
-    deciding test's timeout (None: it failed, or none decided).
+def _run_tests(state: hosted.Host, tests: list[TestSlot], probes: Sequence[str] = ()) -> tuple[Result, float | None]:
+    """Run the tests named in `probes`, then `tests` (node id, timeout, position; collection order) until one
+    fails: the verdict (survived if none fails), and the deciding test's timeout (None: it failed, or none decided).
 
-    Each test starts from the module bindings the mutant left (see `hosted.fresh_start`), whatever ran before it:
-    the order of a unit's tests (killers first, then cheapest first by the baseline's timings) follows this
-    worker's history, and must not decide the verdict.  So a test that times out does not end the unit: a mutant
-    that some tests hang on and others fail is `killed` whichever runs first, and the tests go on until one fails,
+    Each test starts from the module bindings the mutant left (see `hosted.fresh_start`), but objects the tests
+    share (one a test module holds) carry what each test left, as in a plain run.  So a survivor is judged in
+    collection order whatever the probes (the tests that killed earlier mutants there, a worker's history) did:
+    a probe that passed runs again in its place.  A test that times out does not end the unit: a mutant that
+    some tests hang on and others fail is `killed` whichever runs first, and the tests go on until one fails,
     `HANGS` have timed out (then it is a `timeout`: each hang costs a whole timeout, and a mutant that loops for
-    ever hangs every test), or the worker is to be replaced (a timeout hit pytest's own bookkeeping).
+    ever hangs every test; a hung test is not run twice), or the worker is to be replaced (a timeout hit pytest's
+    own bookkeeping).
     """
+    by_id = {t[0]: t for t in tests}
+    sequence = [by_id[nodeid] for nodeid in dict.fromkeys(probes) if nodeid in by_id] + list(tests)
     hung: tuple[Verdict, float] | None = None
     hangs: list[str] = []
+    ran: set[str] = set()  # the tests run so far (a probe run twice counts once)
     with hosted.bindings_as_now(state):
-        for run, (nodeid, timeout, position) in enumerate(tests, start=1):
+        for step, (nodeid, timeout, position) in enumerate(sequence):
+            if nodeid in hangs:
+                continue
+            ran.add(nodeid)
+            run = len(ran)
             outcome = run_test(hosted.item(state, nodeid, position), timeout)
             if outcome == "busy":
                 return _busy(nodeid), None
@@ -214,16 +223,16 @@ def _run_tests(state: hosted.Host, tests: list[tuple[str, float, int | None]]) -
             if len(hangs) >= HANGS:
                 break
             if runner.replacing:
-                if run == len(tests):
+                rest = [t[0] for t in sequence[step + 1:] if t[0] not in hangs]
+                if not rest:
                     break
-                # the alarm hit pytest's own bookkeeping: no more tests here.  A new worker runs the others first
+                # the alarm hit pytest's own bookkeeping: no more tests here.  A new worker tries the others first
                 # (one of them may fail), those that hung last
-                rest = [t[0] for t in tests[run:]]
                 return Redo(Again.RETRY, f"{nodeid} timed out in pytest's own code: the other tests go first",
-                            first=[*rest, *hangs], tests_run=run - len(hangs)), None
+                            first=[*dict.fromkeys(rest), *hangs], tests_run=run - len(hangs)), None
         if hung is not None:
-            return replace(hung[0], tests_run=run), hung[1]
-        return Verdict(Status.SURVIVED, tests_run=len(tests)), None
+            return replace(hung[0], tests_run=len(ran)), hung[1]
+        return Verdict(Status.SURVIVED, tests_run=len(ran)), None
 
 
 def _checked(state: hosted.Host, judged: tuple[Result, float | None]) -> Result:
@@ -270,7 +279,7 @@ def mutant(unit: ScoreUnit) -> Result:
         except SwapError as exc:
             return Redo(Again.ISOLATE, str(exc))
     try:
-        judged = _run_tests(state, killers.first(state.killers, m, unit.tests))
+        judged = _run_tests(state, unit.tests, [*unit.first, *killers.probes(state.killers, m, unit.tests)])
     finally:
         swap.restore()
         damaged = hosted.restore_tree(state)
@@ -361,7 +370,7 @@ def reexec(unit: ScoreUnit) -> Result:
             # the fresh interpreter will decide whatever happens here: the run in place only looks for a test
             # to try first there, among the cheapest
             tests = cheapest(tests, HINT_SHARE)
-        judged = _run_tests(state, killers.first(state.killers, m, tests))
+        judged = _run_tests(state, tests, [*unit.first, *killers.probes(state.killers, m, tests)])
     finally:
         reloaded.restore()
         damaged = hosted.restore_tree(state)
@@ -411,12 +420,13 @@ def _collection_error(state: hosted.Host, m: Any, code: Any, modules: dict[str, 
         hosted.after_test(state)
 
 
-def cheapest(tests: list[tuple[str, float, int | None]], share: float) -> list[tuple[str, float, int | None]]:
-    """The first of `tests` (fastest first) whose timeouts add up to at most `share` of all of theirs (one at least)."""
+def cheapest(tests: list[TestSlot], share: float) -> list[TestSlot]:
+    """The fastest of `tests` whose timeouts add up to at most `share` of all of theirs (one at least), fastest
+    first."""
     budget = share * sum(t[1] for t in tests)
-    chosen: list[tuple[str, float, int | None]] = []
+    chosen: list[TestSlot] = []
     spent = 0.0
-    for test in tests:
+    for test in sorted(tests, key=lambda t: t[1]):
         spent += test[1]
         if chosen and spent > budget:
             break

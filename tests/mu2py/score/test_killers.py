@@ -1,4 +1,4 @@
-"""A worker runs the tests that killed earlier mutants of a line (then of its scope) first; the set never changes."""
+"""A worker tries the tests that killed earlier mutants of a line (then of its scope) first, as probes."""
 
 from mu2py.mutants.model import Mutant
 from mu2py.score import killers
@@ -15,9 +15,9 @@ TESTS = [("t_fast", 1.0, 0), ("t_mid", 1.0, 1), ("t_slow", 2.0, 2), ("t_last", 3
 
 def test_the_killer_of_a_line_goes_first_for_its_next_mutant():
     memory = {}
-    assert killers.first(memory, _mutant(18), TESTS) == TESTS
+    assert killers.probes(memory, _mutant(18), TESTS) == []
     killers.remember(memory, _mutant(18), Verdict(Status.KILLED, "t_slow", 1, position=2))
-    assert [t[0] for t in killers.first(memory, _mutant(18), TESTS)] == ["t_slow", "t_fast", "t_mid", "t_last"]
+    assert killers.probes(memory, _mutant(18), TESTS) == ["t_slow"]
 
 
 def test_then_the_killers_of_its_scope_most_recent_first():
@@ -25,9 +25,9 @@ def test_then_the_killers_of_its_scope_most_recent_first():
     killers.remember(memory, _mutant(18), Verdict(Status.KILLED, "t_last", 1, position=3))
     killers.remember(memory, _mutant(19), Verdict(Status.KILLED, "t_mid", 1, position=1))
     # line 19's own killer, then the scope's killers (t_mid already placed)
-    assert [t[0] for t in killers.first(memory, _mutant(19), TESTS)] == ["t_mid", "t_last", "t_fast", "t_slow"]
+    assert killers.probes(memory, _mutant(19), TESTS) == ["t_mid", "t_last"]
     # another scope knows none of them
-    assert killers.first(memory, _mutant(19, scope="singularize"), TESTS) == TESTS
+    assert killers.probes(memory, _mutant(19, scope="singularize"), TESTS) == []
 
 
 def test_only_kills_by_a_test_run_are_remembered_and_only_given_tests_are_run():
@@ -36,7 +36,7 @@ def test_only_kills_by_a_test_run_are_remembered_and_only_given_tests_are_run():
     killers.remember(memory, _mutant(5), Verdict(Status.KILLED, "<compile error: x>"))
     assert memory == {}
     killers.remember(memory, _mutant(5), Verdict(Status.KILLED, "t_other", 1, position=9))
-    assert killers.first(memory, _mutant(5), TESTS) == TESTS
+    assert killers.probes(memory, _mutant(5), TESTS) == []
     for n in range(killers.KEEP + 2):
         killers.remember(memory, _mutant(5), Verdict(Status.KILLED, f"t{n}", 1, position=n))
     assert len(memory[("pkg", "pluralize", 5)]) == killers.KEEP

@@ -15,7 +15,7 @@ import pytest
 from mu2py.cli.main import main
 from tests.mu2py.score.conftest import DATA, git
 
-KILLED = "sample_pkg.core:10:13:call_arg"  # range(1, len(arr)) -> range(None, len(arr)): test_sort_empty fails
+KILLED = "sample_pkg.core:10:13:call_arg"  # range(1, len(arr)) -> range(None, len(arr)): test_sort fails (first in order)
 SURVIVOR = "sample_pkg.core:10:13:call_arg#3"  # range(1, len(arr)) -> range(len(arr)): run by 2 tests, none fail
 PRUNED = "sample_pkg.core:13:31:boundary"  # `> key` -> `>= key`: reached, never infected
 UNCOVERED = "sample_pkg.core:23:4:return_value"  # clamp's `return x`: no test reaches it
@@ -56,15 +56,15 @@ def test_show_a_killed_mutant(scored) -> None:
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == f"sample_pkg/core.py:10: {KILLED} (call_arg in insertion_sort)"
-    assert lines[1].startswith("status: killed: tests/test_core.py::test_sort_empty failed")
-    assert lines[2] == "killed by: tests/test_core.py::test_sort_empty"
+    assert lines[1].startswith("status: killed: tests/test_core.py::test_sort failed")
+    assert lines[2] == "killed by: tests/test_core.py::test_sort"
     # how it failed: the exception raised in the mutated line, reached from the test's line
     assert lines[3] == ("failure: TypeError: 'NoneType' object cannot be interpreted as an integer "
-                        "(sample_pkg/core.py:10, from tests/test_core.py:9)")
+                        "(sample_pkg/core.py:10, from tests/test_core.py:5)")
     assert "--- a/sample_pkg/core.py" in lines and "+++ b/sample_pkg/core.py" in lines
     assert "-    for j in range(1, len(arr)):" in lines and "+    for j in range(None, len(arr)):" in lines
     shown = _show(root, KILLED)
-    assert shown["status"] == "killed" and shown["killed_by"] == ["tests/test_core.py::test_sort_empty"]
+    assert shown["status"] == "killed" and shown["killed_by"] == ["tests/test_core.py::test_sort"]
     assert shown["failure"] == lines[3].removeprefix("failure: ")
     assert shown["file"] == "sample_pkg/core.py" and shown["line"] == 10 and shown["why_survived"] is None
     assert shown["diff"] == "\n".join(lines[4:])  # the text output holds the same diff
