@@ -26,19 +26,31 @@ _HUNK = re.compile(r"^@@ -(\d+)((?:,\d+)?) \+(\d+)((?:,\d+)?) @@$")
 
 
 def _lines(text: str) -> list[str]:
-    """`text`'s lines without their "\\n" (a last line without one counts too)."""
-    lines = text.split("\n")
-    return lines[:-1] if lines[-1] == "" else lines
+    """`text`'s lines, each with its "\n" (a last line without one counts too, without it)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
+NO_NEWLINE = "\\ No newline at end of file"
 
 
 def _diff(original: Sequence[str], mutated: Sequence[str], file: str, context: int, offset: int = 0) -> str:
-    """difflib's unified diff, each hunk moved down by `offset` lines (the window's first line in the file)."""
+    """difflib's unified diff, each hunk moved down by `offset` lines (the window's first line in the file); a
+    line that ends its file without a "\n" is followed by `NO_NEWLINE`, as `diff` and `git diff` write, so that
+    `patch` and `git apply` take it."""
     out = []
-    for line in difflib.unified_diff(original, mutated, f"a/{file}", f"b/{file}", n=context, lineterm=""):
-        hunk = _HUNK.match(line) if offset and line.startswith("@@") else None
-        if hunk:
-            line = (f"@@ -{int(hunk[1]) + offset}{hunk[2]} +{int(hunk[3]) + offset}{hunk[4]} @@")
-        out.append(line)
+    for k, line in enumerate(difflib.unified_diff(original, mutated, f"a/{file}", f"b/{file}", n=context,
+                                                   lineterm="")):
+        if k < 2 or line.startswith("@@"):  # the two file lines, a hunk's head (a changed line starts "-" or "+")
+            hunk = _HUNK.match(line) if offset and k >= 2 else None
+            if hunk:
+                line = (f"@@ -{int(hunk[1]) + offset}{hunk[2]} +{int(hunk[3]) + offset}{hunk[4]} @@")
+            out.append(line)
+        elif line.endswith("\n"):
+            out.append(line[:-1])
+        else:
+            out.extend((line, NO_NEWLINE))
     return "\n".join(out)
 
 

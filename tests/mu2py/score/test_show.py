@@ -15,7 +15,7 @@ import pytest
 from mu2py.cli.main import main
 from tests.mu2py.score.conftest import DATA, git
 
-KILLED = "sample_pkg.core:10:13:call_arg"  # range(1, len(arr)) -> range(None, len(arr)): test_sort fails (first in order)
+KILLED = "sample_pkg.core:10:13:call_arg"  # range(1, len(arr)) -> range(None, len(arr)): test_sort fails first
 SURVIVOR = "sample_pkg.core:10:13:call_arg#3"  # range(1, len(arr)) -> range(len(arr)): run by 2 tests, none fail
 PRUNED = "sample_pkg.core:13:31:boundary"  # `> key` -> `>= key`: reached, never infected
 UNCOVERED = "sample_pkg.core:23:4:return_value"  # clamp's `return x`: no test reaches it
