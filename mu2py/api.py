@@ -126,8 +126,9 @@ class ScoreProgress:
     judged: int
     total: int
     cached: int
-    killed: int = 0  # of the judged: killed or timed out (each confirmed on the original before it counts)
+    killed: int = 0  # of the judged: killed (each confirmed on the original before it counts)
     survived: int = 0  # of the judged: survived
+    timeout: int = 0  # of the judged: timed out (confirmed as kills are), as the summary counts them apart
 
 
 class _Gate:
@@ -278,9 +279,10 @@ def score(root: PathLike = ".", *, package: str | None = None, paths: Sequence[s
         left_out = sum(1 for v in mine if v.status is Status.SKIPPED)
         mine = [v for v in mine if v.status is not Status.SKIPPED]
         total = (len(scoped) if scoped is not None else len(state.program.mutants)) - left_out
-        killed = sum(1 for v in mine if v.status in (Status.KILLED, Status.TIMEOUT))
+        killed = sum(1 for v in mine if v.status is Status.KILLED)
         survived = sum(1 for v in mine if v.status is Status.SURVIVED)
-        progress(ScoreProgress(phase, len(mine), total, state.cached, killed, survived))
+        timeout = sum(1 for v in mine if v.status is Status.TIMEOUT)
+        progress(ScoreProgress(phase, len(mine), total, state.cached, killed, survived, timeout))
 
     with running():  # its workers' pytest sessions ignore --mu2py
         state = run_score(spec, score_config, on_progress if progress is not None else None)

@@ -73,8 +73,11 @@ def survivor_note(m: dict[str, Any]) -> str:
 
 
 def _so_far(p: Any) -> str:
-    """`killed 12, survived 3` once mutants are judged (verdicts so far, each final: confirmed on the original)."""
-    return f"killed {p.killed}, survived {p.survived}" if p.judged else ""
+    """`killed 12, survived 3` (`, timeout 1` once one timed out) once mutants are judged (verdicts so far, each
+    final: confirmed on the original), counted as the summary counts them."""
+    if not p.judged:
+        return ""
+    return f"killed {p.killed}, survived {p.survived}" + (f", timeout {p.timeout}" if p.timeout else "")
 
 
 def _score(args: argparse.Namespace, console: Console) -> int:
