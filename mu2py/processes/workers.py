@@ -103,10 +103,13 @@ def _worker_main(conn: Any, init: bytes, hosting: bool) -> None:
     lead_group()  # what a unit starts and leaves running is swept with this worker (see `supervisor`)
     die_with_parent()  # a worker whose parent was killed must not run on as an orphan
     _parent = conn
-    # the parent alone writes the command's output (`--json` on stdout): what a unit prints, and what an exit
-    # handler a test registered writes when this worker ends, goes nowhere
+    # the parent alone writes the command's output (`--json` on stdout, progress on stderr): what a unit prints
+    # outside a test's capture (a module body re-run in place, a mutated CLI's usage text), and what an exit
+    # handler a test registered writes when this worker ends, goes nowhere.  mu2py's own failures in a worker
+    # come back through the pipe (a traceback, the exit status)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
     os.close(devnull)
 
     def serve() -> None:
