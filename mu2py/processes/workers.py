@@ -83,6 +83,14 @@ def extend_deadline(seconds: float) -> None:
         send(_parent, ("extend", -1, seconds))
 
 
+def cut_deadline(seconds: float | None) -> None:
+    """Called by a unit inside a worker: it must end within `seconds` from now, whatever its deadline (its test's
+    alarm fired and the code ran on: it swallowed the timeout, in a retry loop or a bare `except`); None gives
+    the unit its own deadline back (the test ended).  A no-op outside a worker process."""
+    if _parent is not None:
+        send(_parent, ("cut", -1, seconds))
+
+
 def request_restart() -> None:
     """Called by a unit inside a worker: replace this worker once its reply is sent (its state is suspect)."""
     global _restart_requested
@@ -146,6 +154,7 @@ class _Worker:
     ready: bool = False
     unit: int | None = None
     started: float = 0.0
+    cut: float | None = None  # the unit must end by then (monotonic), whatever its deadline: see `cut_deadline`
     stale: bool = False  # killed with a unit in flight when a call was left: replaced before the next call
 
 
@@ -215,7 +224,7 @@ class Processes:
                 if worker.ready and worker.unit is None and pending:
                     next_unit = pending.popleft()
                     attempts[next_unit] += 1
-                    worker.unit, worker.started = next_unit, time.monotonic()
+                    worker.unit, worker.started, worker.cut = next_unit, time.monotonic(), None
                     # the C pickler first (`child.send`): multiprocess's dill pickles in Python, a large unit slowly
                     send(worker.child.conn, (next_unit, fn, units[next_unit]))
             waitables = [w.child.conn for w in self._pool] + [w.child.sentinel for w in self._pool]
@@ -236,6 +245,9 @@ class Processes:
                     if kind == "extend":  # the unit waited (see `extend_deadline`): that time is not its own
                         worker.started += payload
                         continue
+                    if kind == "cut":  # see `cut_deadline`
+                        worker.cut = None if payload is None else time.monotonic() + payload
+                        continue
                     if kind in ("ok", "restart"):
                         worker.unit = None
                         remaining -= 1
@@ -253,6 +265,8 @@ class Processes:
                     if not worker.ready:
                         raise WorkerError(f"a worker failed to start ({worker.child.exit_detail()})")
                     lost_reason = f"worker died ({worker.child.exit_detail()})"
+                elif worker.unit is not None and worker.cut is not None and time.monotonic() > worker.cut:
+                    lost_reason = f"overran the {worker.cut - worker.started:.4g}s deadline"
                 elif deadline is not None and worker.unit is not None:
                     limit = deadline(units[worker.unit]) if callable(deadline) else deadline
                     if time.monotonic() - worker.started > limit:

@@ -19,12 +19,16 @@ import os
 from typing import Any
 
 from mu2py.engine.runs import Timeout, wall_alarm
-from mu2py.processes.workers import request_restart
+from mu2py.processes.workers import cut_deadline, request_restart
 from mu2py.score import failures, given, hosted, lean, ports
 from mu2py.score.params import restore_params
 from mu2py.score.warned import filters_of
 
 EXAMPLE_TIMEOUT = 1.0  # the least time one example of a @given test gets under a judged run
+SWALLOWED = 5.0
+"""Seconds a test may run on after its alarm fired before its worker is killed: code that catches the timeout (a
+retry loop, a bare `except`) would otherwise hold the worker up to the unit's deadline, the sum of all its tests'
+timeouts (tenacity: 116 s, twice, for one mutant)."""
 last_skipped = False  # the latest `run_test` passed by skipping (a skip or skipif mark, pytest.skip())
 _fired = False  # the alarm of the running test fired
 _subtest_failed = False  # a subtest of the test `run_test` is running failed (see `note_report`)
@@ -139,6 +143,8 @@ def _pytest_internal(filename: str) -> bool:
 
 def _on_alarm(signum: int, frame: Any) -> None:
     global _fired, _fired_in_example, _suspect
+    if not _fired and not given.inside:
+        cut_deadline(SWALLOWED)  # put back when the test ends (`_run`)
     _fired = True
     _fired_in_example = given.limit if given.inside else None
     given.on_alarm()
@@ -218,6 +224,8 @@ def _run(item: Any, timeout: float | None, lean_run: bool, nextitem: Any = None)
     finally:
         ports.release()
         hosted.after_test(state)
+        if _fired:
+            cut_deadline(None)
     if ports.busy:
         return "busy"
     if _fired:

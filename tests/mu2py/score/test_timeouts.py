@@ -1,6 +1,7 @@
 """A mutant that hangs its test: a timeout in the test's own code keeps the worker, one elsewhere replaces it."""
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,51 @@ def test_a_mutant_some_tests_hang_on_and_one_fails_is_killed_whichever_runs_firs
     assert [(m["status"], m["killed_by"].split("::")[-1]) for m in loops] == [("killed", "test_raises")] * 3
     # the first judged runs the hanging test first (the faster); the killer then goes first for the others
     assert sorted(m["tests_run"] for m in loops)[-1] == 2 or in_teardown  # after a teardown hang: a new worker
+
+
+
+DRAIN = '''def drain(items):
+    while items != []:
+        del items[:1]
+    return items
+
+
+def retried(items):
+    """Drain, and drain again after a timeout: the alarm's exception is caught, as tenacity's loop catches it."""
+    while True:
+        try:
+            return drain(items)
+        except Exception:
+            raise
+        except BaseException:
+            continue
+'''
+# twelve tests reach the loop: the unit's deadline is the sum of their timeouts and more
+DRAINED = '''import pytest
+
+from retry_pkg.retry import retried
+
+
+@pytest.mark.parametrize("n", range(1, 13))
+def test_retried(n):
+    assert retried(list(range(n))) == []
+'''
+
+
+@pytest.mark.skipif(sys.version_info < (3, 13), reason="scored once, on 3.13: CI's time")
+def test_a_test_that_swallows_its_timeout_costs_a_grace_not_the_unit_s_deadline(tmp_path, capsys):
+    """`del items[:0]` drains for ever inside a loop that catches the alarm's exception: the worker is killed
+    `SWALLOWED` seconds after the alarm, not at the unit's deadline (12 timeouts and `SLACK`), on both attempts."""
+    from mu2py.score.pools import SLACK
+    from mu2py.score.runner import SWALLOWED
+
+    root = tmp_path / "project"
+    write_tree(root, {"retry_pkg/__init__.py": "", "retry_pkg/retry.py": DRAIN, "tests/test_retry.py": DRAINED})
+    assert main(["score", "--root", str(root), "--paths", "retry_pkg", "--tests", "tests", "--no-cache",
+                 "--json", "--workers", "1"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    (endless,) = [m for m in report["mutants"] if m["line"] == 3 and m["mutated"] == "0"]
+    assert endless["status"] == "timeout" and endless["killed_by"].startswith("<overran"), endless
+    timeout = max(t["seconds"] for t in report["tests"]) * 10 + 1.0  # the longest test timeout (factor 10, + 1 s)
+    # two attempts, each cut SWALLOWED seconds after its alarm; the unit's deadline is 12 timeouts and SLACK
+    assert endless["seconds"] < 2 * (timeout + SWALLOWED + 1) < 2 * (12 + SLACK), endless
