@@ -26,7 +26,7 @@ _HUNK = re.compile(r"^@@ -(\d+)((?:,\d+)?) \+(\d+)((?:,\d+)?) @@$")
 
 
 def _lines(text: str) -> list[str]:
-    """`text`'s lines, each with its "\n" (a last line without one counts too, without it)."""
+    """`text`'s lines, each with its "\\n" (a last line without one counts too, without it)."""
     lines = [line + "\n" for line in text.split("\n")]
     lines[-1] = lines[-1][:-1]
     return lines if lines[-1] else lines[:-1]
@@ -37,7 +37,7 @@ NO_NEWLINE = "\\ No newline at end of file"
 
 def _diff(original: Sequence[str], mutated: Sequence[str], file: str, context: int, offset: int = 0) -> str:
     """difflib's unified diff, each hunk moved down by `offset` lines (the window's first line in the file); a
-    line that ends its file without a "\n" is followed by `NO_NEWLINE`, as `diff` and `git diff` write, so that
+    line that ends its file without a "\\n" is followed by `NO_NEWLINE`, as `diff` and `git diff` write, so that
     `patch` and `git apply` take it."""
     out = []
     for k, line in enumerate(difflib.unified_diff(original, mutated, f"a/{file}", f"b/{file}", n=context,

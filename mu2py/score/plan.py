@@ -3,7 +3,7 @@
 From the baseline (per test: outcome, seconds, reached sites, infected mutants) a mutant is
 `no_coverage` when no test reached its site; with infection pruning, `survived` (pruned) when
 no test infected it; else a unit runs it against the tests that did (all tests for an
-import-time mutant), fastest first.  Tests that cannot run twice in one process are set apart
+import-time mutant), in collection order.  Tests that cannot run twice in one process are set apart
 (`fresh`): they judge only in a fresh interpreter.
 
 Invariant: every mutant in the program gets either a verdict here or exactly one unit.

@@ -9,7 +9,7 @@ from mu2py.processes.child import _DILL, _PLAIN, _dumps
 from mu2py.processes.workers import Processes
 from mu2py.score.plan import ScoreUnit, UnitKind
 
-# an import-time mutant's unit: every test of the suite, fastest first
+# an import-time mutant's unit: every test of the suite, in collection order
 UNIT = ScoreUnit(UnitKind.REEXEC, 3,
                  [(f"tests/test_words.py::test_plural[word{i}]", 1.0 + i / 1000, i) for i in range(500)])
 

@@ -98,7 +98,7 @@ MIXED = '''def countdown(n, limit=None):
             raise RuntimeError("too many steps")
     return n
 '''
-# the hanging test is the faster, so it runs first (cheapest first); its hang is in the call, or in a fixture's
+# the hanging test comes first in collection order, so it runs first; its hang is in the call, or in a fixture's
 # teardown (where the alarm cuts pytest's own bookkeeping: no more tests in that worker)
 HANG_FIRST = '''import time
 
