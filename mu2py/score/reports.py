@@ -311,6 +311,20 @@ _MODES = {"mutant": "function mutants, code swapped in place",
 RECORD = "recording the code each test runs (once per worker that re-runs module bodies)"
 
 
+WHY_CHARS = 80  # a reason for a fresh interpreter, as the time table groups it
+
+
+def _short(reason: str) -> str:
+    """`reason` cut to `WHY_CHARS` at a word's end, with "…" where it was cut (reasons differing only past the cut,
+    such as the names a long list goes on with, count as one)."""
+    if len(reason) <= WHY_CHARS:
+        return reason
+    cut = reason[:WHY_CHARS - 1]
+    if reason[WHY_CHARS - 1] != " " and " " in cut:  # the cut fell inside a word: drop that word
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(",;: ") + "…"
+
+
 def time_spent(entries: list[dict[str, Any]], baseline: float, recorded: float = 0.0) -> dict[str, Any]:
     """Where this run's worker time went: the baseline, then per way of judging a mutant its mutants and seconds
     (deadlines of lost units included), the workers' record of what each test runs (`recorded` seconds), and why
@@ -328,7 +342,7 @@ def time_spent(entries: list[dict[str, Any]], baseline: float, recorded: float =
         part["seconds"] += e.get("seconds") or 0.0
         if e["mode"] == "isolated":
             # counts and durations grouped as one reason ("3 tests cannot..."); digits inside a name stay (test_rfc3339)
-            reason = re.sub(r"\b\d+(?:\.\d+)?\b", "N", str(e.get("isolated_because") or "--import-time fresh"))[:80]
+            reason = _short(re.sub(r"\b\d+(?:\.\d+)?\b", "N", str(e.get("isolated_because") or "--import-time fresh")))
             why[reason] = why.get(reason, 0) + 1
     for name in _MODES.values():
         if name in spent:

@@ -156,3 +156,15 @@ def test_each_test_s_reach_is_kept_in_runs_of_sites(full) -> None:
     assert reports.site_ranges([9, 0, 1, 2, 4, 5, 2, 11]) == "0-2,4-5,9,11" and reports.site_ranges([]) == ""
     assert reports.parse_site_ranges("0-2,4-5,9,11") == {0, 1, 2, 4, 5, 9, 11}
     assert reports.covering_tests({"mutants": []}) == {}  # a report from before tests were kept
+
+
+def test_the_time_table_cuts_a_long_reason_at_a_word_and_says_so():
+    """python-dotenv's "…the original list_values, set_value, get, unset, run is " was cut in a word's middle."""
+    long = "cannot reload in place: the original list_values, set_value, get, unset, run is still held by a tuple"
+    entries = [{"mode": "isolated", "seconds": 1.0, "isolated_because": long},
+               {"mode": "isolated", "seconds": 2.0, "isolated_because": long.replace("tuple", "dict")},
+               {"mode": "isolated", "seconds": 1.0, "isolated_because": "its module body raised SystemExit"}]
+    why = reports.time_spent(entries, 0.5)["why fresh"]
+    assert why == {"cannot reload in place: the original list_values, set_value, get, unset, run is…": 2,
+                   "its module body raised SystemExit": 1}
+    assert all(len(reason) <= reports.WHY_CHARS for reason in why)
