@@ -130,6 +130,13 @@ class ScoreProgress:
     survived: int = 0  # of the judged: survived
     timeout: int = 0  # of the judged: timed out (confirmed as kills are), as the summary counts them apart
 
+    def tally(self) -> str:
+        """`killed 12, survived 3` (`, timeout 1` once one timed out): the verdicts so far, each final; empty
+        before the first."""
+        if not self.judged:
+            return ""
+        return f"killed {self.killed}, survived {self.survived}" + (f", timeout {self.timeout}" if self.timeout else "")
+
 
 class _Gate:
     """A result with a `--fail-under` gate: `shortfall` (None when it passes) decides `passed` and `exit_code`."""

@@ -230,7 +230,7 @@ class _Progress:
             return
         line = f"mu2py [{p.phase}] {p.judged}/{p.total} mutants judged ({p.cached} from cache)"
         if p.judged:
-            line += f"; killed {p.killed}, survived {p.survived}" + (f", timeout {p.timeout}" if p.timeout else "")
+            line += f"; {p.tally()}"
         if self.live:
             self.reporter.rewrite(line, erase=True)
         elif self.throttle.due(p.phase):

@@ -72,21 +72,13 @@ def survivor_note(m: dict[str, Any]) -> str:
     return "; ".join(what)
 
 
-def _so_far(p: Any) -> str:
-    """`killed 12, survived 3` (`, timeout 1` once one timed out) once mutants are judged (verdicts so far, each
-    final: confirmed on the original), counted as the summary counts them."""
-    if not p.judged:
-        return ""
-    return f"killed {p.killed}, survived {p.survived}" + (f", timeout {p.timeout}" if p.timeout else "")
-
-
 def _score(args: argparse.Namespace, console: Console) -> int:
     from mu2py.api import ScoreProgress, score
 
     _check_ci_arguments(args)
 
     def line(p: ScoreProgress) -> str:
-        so_far = _so_far(p)
+        so_far = p.tally()
         judged = f"[{p.phase}] {p.judged}/{p.total} mutants judged ({p.cached} from cache)"
         return judged + (f"; {so_far}" if so_far else "")
 
@@ -104,7 +96,7 @@ def _score(args: argparse.Namespace, console: Console) -> int:
             # a note for people following the run: on stderr, stdout carries only the report (--json)
             print(p.phase, file=sys.stderr, flush=True)
         meter.update(description=p.phase, completed=p.judged, total=p.total,
-                     note=", ".join(part for part in (_so_far(p), f"{p.cached} from cache" if p.cached else "")
+                     note=", ".join(part for part in (p.tally(), f"{p.cached} from cache" if p.cached else "")
                                     if part))
         meter.plain(lambda: f"{line(p)}, {meter.elapsed:.0f} s", p.phase)
 

@@ -11,6 +11,7 @@ ends with it, when it is replaced and when the pool closes.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 import traceback
@@ -265,10 +266,11 @@ class Processes:
                     if not worker.ready:
                         raise WorkerError(f"a worker failed to start ({worker.child.exit_detail()})")
                     lost_reason = f"worker died ({worker.child.exit_detail()})"
-                elif worker.unit is not None and worker.cut is not None and time.monotonic() > worker.cut:
-                    lost_reason = f"overran the {worker.cut - worker.started:.4g}s deadline"
-                elif deadline is not None and worker.unit is not None:
-                    limit = deadline(units[worker.unit]) if callable(deadline) else deadline
+                elif worker.unit is not None:
+                    limit = (deadline(units[worker.unit]) if callable(deadline)
+                             else math.inf if deadline is None else deadline)
+                    if worker.cut is not None:  # the unit asked for less (see `cut_deadline`)
+                        limit = min(limit, round(worker.cut - worker.started, 3))
                     if time.monotonic() - worker.started > limit:
                         lost_reason = f"overran the {limit:g}s deadline"
                 if (lost_reason is None and self.memory_limit is not None and worker.unit is not None

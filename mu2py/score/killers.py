@@ -12,19 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from mu2py.score.plan import TestSlot
 from mu2py.score.verdicts import Result, Status, Verdict
 
 KEEP = 3  # killers remembered per line and per scope, most recent first
-
-Tests = list[tuple[str, float, int | None]]
-
 
 def _keys(mutant: Any) -> tuple[tuple[str, str, int], tuple[str, str, int]]:
     # a scope is the enclosing function (`<module>` at top level); line -1 marks the scope's own key
     return (mutant.module, mutant.scope, mutant.line), (mutant.module, mutant.scope, -1)
 
 
-def probes(memory: dict[tuple[str, str, int], list[str]], mutant: Any, tests: Tests) -> list[str]:
+def probes(memory: dict[tuple[str, str, int], list[str]], mutant: Any, tests: list[TestSlot]) -> list[str]:
     """The node ids of `tests` that killed a mutant of `mutant`'s line, then of its scope, most recent first."""
     line, scope = _keys(mutant)
     wanted = [*memory.get(line, ()), *memory.get(scope, ())]

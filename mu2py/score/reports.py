@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mu2py.errors import UserError
+from mu2py.mutants.model import one_line
 from mu2py.score.plan import CUT_BY_BUDGET, OUT_OF_SCOPE
 from mu2py.score.spec import SuiteSpec, test_files
 from mu2py.score.verdicts import SURVIVED, Status
@@ -311,18 +312,7 @@ _MODES = {"mutant": "function mutants, code swapped in place",
 RECORD = "recording the code each test runs (once per worker that re-runs module bodies)"
 
 
-WHY_CHARS = 80  # a reason for a fresh interpreter, as the time table groups it
-
-
-def _short(reason: str) -> str:
-    """`reason` cut to `WHY_CHARS` at a word's end, with "…" where it was cut (reasons differing only past the cut,
-    such as the names a long list goes on with, count as one)."""
-    if len(reason) <= WHY_CHARS:
-        return reason
-    cut = reason[:WHY_CHARS - 1]
-    if reason[WHY_CHARS - 1] != " " and " " in cut:  # the cut fell inside a word: drop that word
-        cut = cut.rsplit(" ", 1)[0]
-    return cut.rstrip(",;: ") + "…"
+WHY_CHARS = 80  # a reason for a fresh interpreter, as the time table groups it (cut with "…")
 
 
 def time_spent(entries: list[dict[str, Any]], baseline: float, recorded: float = 0.0) -> dict[str, Any]:
@@ -342,7 +332,8 @@ def time_spent(entries: list[dict[str, Any]], baseline: float, recorded: float =
         part["seconds"] += e.get("seconds") or 0.0
         if e["mode"] == "isolated":
             # counts and durations grouped as one reason ("3 tests cannot..."); digits inside a name stay (test_rfc3339)
-            reason = _short(re.sub(r"\b\d+(?:\.\d+)?\b", "N", str(e.get("isolated_because") or "--import-time fresh")))
+            because = str(e.get("isolated_because") or "--import-time fresh")
+            reason = one_line(re.sub(r"\b\d+(?:\.\d+)?\b", "N", because), WHY_CHARS)
             why[reason] = why.get(reason, 0) + 1
     for name in _MODES.values():
         if name in spent:

@@ -223,13 +223,13 @@ def _run_tests(state: hosted.Host, tests: list[TestSlot], probes: Sequence[str] 
             if len(hangs) >= HANGS:
                 break
             if runner.replacing:
-                rest = [t[0] for t in sequence[step + 1:] if t[0] not in hangs]
+                rest = [*dict.fromkeys(t[0] for t in sequence[step + 1:] if t[0] not in hangs)]
                 if not rest:
                     break
                 # the alarm hit pytest's own bookkeeping: no more tests here.  A new worker tries the others first
                 # (one of them may fail), those that hung last
                 return Redo(Again.RETRY, f"{nodeid} timed out in pytest's own code: the other tests go first",
-                            first=[*dict.fromkeys(rest), *hangs], tests_run=run - len(hangs)), None
+                            first=[*rest, *hangs], tests_run=run - len(hangs)), None
         if hung is not None:
             return replace(hung[0], tests_run=len(ran)), hung[1]
         return Verdict(Status.SURVIVED, tests_run=len(ran)), None

@@ -158,8 +158,8 @@ def test_each_test_s_reach_is_kept_in_runs_of_sites(full) -> None:
     assert reports.covering_tests({"mutants": []}) == {}  # a report from before tests were kept
 
 
-def test_the_time_table_cuts_a_long_reason_at_a_word_and_says_so():
-    """python-dotenv's "…the original list_values, set_value, get, unset, run is " was cut in a word's middle."""
+def test_the_time_table_cuts_a_long_reason_and_says_so():
+    """python-dotenv's "…the original list_values, set_value, get, unset, run is " was cut with no sign of it."""
     long = "cannot reload in place: the original list_values, set_value, get, unset, run is still held by a tuple"
     entries = [{"mode": "isolated", "seconds": 1.0, "isolated_because": long},
                {"mode": "isolated", "seconds": 2.0, "isolated_because": long.replace("tuple", "dict")},
