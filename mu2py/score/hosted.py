@@ -29,6 +29,7 @@ from mu2py.processes.outside import Bindings
 from mu2py.processes.workers import request_restart
 from mu2py.score import given
 from mu2py.score.catalog import Catalog, Probes
+from mu2py.score.children import Children
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.imports import ImportGraph, module_facts
 from mu2py.score.sandbox import ScratchCopy
@@ -60,6 +61,7 @@ class Host:
     record_seconds: float = 0.0  # how long recording `executed` took in this worker (see `units._executed`)
     modules: dict[str, ModuleType] = field(default_factory=dict)
     sandbox: ScratchCopy | None = None
+    children: Children | None = None  # what the tests' child processes reach, and where they import from
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per test: its parameters as collected
     opened: set[str] | None = None  # while recording: files under the root the suite opens
     locals_: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)  # module-level threading.local state

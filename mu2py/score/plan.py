@@ -63,6 +63,11 @@ class ScoreUnit:
     first: list[str] = field(default_factory=list)  # tests to try first (ISOLATED: alone, e.g. a kill in place)
     only: list[str] = field(default_factory=list)  # ISOLATED: the only tests left to judge it
     tests_run: int = 0  # ISOLATED: tests it already passed in place
+    # MUTANT, REEXEC: positions of the tests that reach the mutant in a child process they start: while the unit's
+    # tests run, the mutated module is on disk for those children to import (see `children`)
+    children: list[int] = field(default_factory=list)
+    # REEXEC: per position of `children`, (module, first line, name) of the code objects its children entered
+    child_code: dict[int, list[tuple[str, int, str]]] = field(default_factory=dict)
 
     def tried_first(self, first: list[str]) -> ScoreUnit:
         """This unit with the tests named in `first` tried first, in that order (its `tests` still all run after
@@ -105,11 +110,19 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
     reached_by: dict[int, list[int]] = {}
     infected_by: dict[int, list[int]] = {}
     unreliable: list[int] = []
+    # the tests whose child processes ran a site, and those whose children ran some site of a module (imported it)
+    in_children: dict[int, list[int]] = {}
+    module_of_site = {m.site: m.module for m in program.mutants}
+    children_of_module: dict[str, list[int]] = {}
     for t_index, test in enumerate(state.tests):
         if test.probes_unreliable:
             unreliable.append(t_index)
         for site in test.reached:
             reached_by.setdefault(site, []).append(t_index)
+        for site in test.in_children:
+            in_children.setdefault(site, []).append(t_index)
+        for module in sorted({module_of_site[site] for site in test.in_children if site in module_of_site}):
+            children_of_module.setdefault(module, []).append(t_index)
         for mutant in test.infected:
             infected_by.setdefault(mutant, []).append(t_index)
     # tests that fail when run a second time on the original judge mutants in a fresh interpreter only
@@ -127,11 +140,14 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
                 needed.update(position[n] for n in state.tests[t].after if n in position)
         return [(state.tests[t].nodeid, t) for t in sorted(needed)]
 
-    def split(kind: UnitKind, index: int, chosen: list[int], record: float = 0.0) -> ScoreUnit:
+    def split(kind: UnitKind, index: int, chosen: list[int], record: float = 0.0,
+              children: list[int] | None = None) -> ScoreUnit:
         in_place = [t for t in chosen if t not in once]
         tests: list[TestSlot] = [(state.tests[t].nodeid, round(config.timeout_factor * state.tests[t].seconds
                                                                + config.min_timeout, 3), t) for t in in_place]
-        return ScoreUnit(kind, index, tests, fresh(chosen), volatile, record)
+        spawning = [t for t in children or () if t not in once]
+        return ScoreUnit(kind, index, tests, fresh(chosen), volatile, record, children=spawning,
+                         child_code={t: state.tests[t].child_code for t in spawning} if kind is UnitKind.REEXEC else {})
 
     volatile = list(base.volatile)
     # what recording the whole suite may take: every test's timeout, times what its hook costs at most
@@ -174,7 +190,7 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
             everything = list(range(len(state.tests)))
             # a worker's first such unit records what each test runs, the whole suite under a hook, before
             # judging: its deadline moves by `record` seconds for that (see `units._executed`)
-            units.append(split(UnitKind.REEXEC, index, everything, record))
+            units.append(split(UnitKind.REEXEC, index, everything, record, children_of_module.get(m.module)))
             continue
         scope = _scope_key(m.module, m.scope)
         if any(scope == u or scope.startswith(u + ".") for u in undefined):
@@ -184,17 +200,19 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
         if any(scope == u or scope.startswith(u + ".") for u in unprobed):
             chosen = list(range(len(state.tests)))  # reach unknown: every test may kill it
         else:
-            reaching = set(reached_by.get(m.site, ())) | set(unreliable)
+            # a child process's reach is by line, with no probe to tell infection: those tests all judge
+            spawned = set(in_children.get(m.site, ()))
+            reaching = set(reached_by.get(m.site, ())) | set(unreliable) | spawned
             if not reaching:
                 state.verdicts[index] = Verdict(Status.NO_COVERAGE, mode="pruned")
                 continue
             if config.pruning == "infection":
-                chosen = sorted(set(infected_by.get(index, ())) | set(unreliable))
+                chosen = sorted(set(infected_by.get(index, ())) | set(unreliable) | spawned)
                 if not chosen:
                     state.verdicts[index] = Verdict(Status.SURVIVED, mode="pruned", pruned="infection")
                     continue
             else:
                 chosen = sorted(reaching)
         chosen.sort()  # collection order (see `ScoreUnit`)
-        units.append(split(UnitKind.MUTANT, index, chosen))
+        units.append(split(UnitKind.MUTANT, index, chosen, children=in_children.get(m.site)))
     return units

@@ -25,6 +25,9 @@ class TestRecord:
     after: list[str] = field(default_factory=list)  # the tests it needs run before it
     repeatable: bool = True  # it passes again on the original in this process (else it judges in a fresh one)
     probes_unreliable: bool = False  # it failed under probes and passed plainly: its reach is not known
+    in_children: list[int] = field(default_factory=list)  # the mutant sites its Python child processes ran
+    # (module, first line, name) of the code objects of the modules under test its Python child processes entered
+    child_code: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 @dataclass

@@ -65,6 +65,7 @@ class ScratchCopy:
         self.original = os.path.realpath(original)
         self.copy = copy
         self.state = tree_state(self.original)
+        self.written: dict[str, bytes] = {}  # files the copy holds other bytes in for now (see `write`)
         for here, dirs, _ in os.walk(self.original):
             dirs[:] = [d for d in dirs if not _skipped_dir(here, d)]
             for d in dirs:  # empty folders too: pytest is told to collect from them
@@ -79,7 +80,26 @@ class ScratchCopy:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         if os.path.isdir(target) and not os.path.islink(target):
             shutil.rmtree(target)
-        shutil.copy2(os.path.join(self.original, rel), target)
+        if rel in self.written:
+            with open(target, "wb") as fh:
+                fh.write(self.written[rel])
+        else:
+            shutil.copy2(os.path.join(self.original, rel), target)
+
+    def _reset(self, rel: str) -> None:
+        self._put_back(rel)
+        self.copied[rel] = _stamp(os.path.join(self.copy, rel))
+
+    def write(self, rel: str, data: bytes) -> None:
+        """The copy's file `rel` (relative to the root) holds `data` until `put_back(rel)`: in the meantime
+        `restore` puts `data` back, not the original's bytes (a mutated module a child process imports)."""
+        self.written[rel] = data
+        self._reset(rel)
+
+    def put_back(self, rel: str) -> None:
+        """The original's file `rel` copied over the copy's, and taken as the copy's own again (see `write`)."""
+        self.written.pop(rel, None)
+        self._reset(rel)
 
     def restore(self) -> list[str]:
         """Undo every change a unit made to the copy; returns the project's files it had deleted or changed
@@ -94,11 +114,20 @@ class ScratchCopy:
                     pass
         for rel, stamp in self.copied.items():
             if now.get(rel) != stamp:
-                if rel not in now or not _same_bytes(os.path.join(self.copy, rel), os.path.join(self.original, rel)):
+                if rel not in now or not self._intact(rel):
                     damaged.append(rel)
-                self._put_back(rel)
-                self.copied[rel] = _stamp(os.path.join(self.copy, rel))
+                self._reset(rel)
         return sorted(damaged)
+
+    def _intact(self, rel: str) -> bool:
+        """Whether the copy's `rel` holds what it should: the bytes `write` gave it, or the original's."""
+        if rel in self.written:
+            try:
+                with open(os.path.join(self.copy, rel), "rb") as fh:
+                    return fh.read() == self.written[rel]
+            except OSError:
+                return False
+        return _same_bytes(os.path.join(self.copy, rel), os.path.join(self.original, rel))
 
     def remap(self, path: str) -> str:
         """The copy's counterpart of a path under the original (other paths unchanged)."""

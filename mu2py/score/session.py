@@ -21,6 +21,7 @@ from typing import Any
 
 from mu2py.score import given, hosted, runner
 from mu2py.score.catalog import Catalog
+from mu2py.score.children import Children
 from mu2py.score.params import keep_params
 from mu2py.score.sandbox import ScratchCopy
 from mu2py.score.spec import PYTEST_OPTIONS, SuiteSpec, plugin_options
@@ -70,15 +71,21 @@ def host(spec: SuiteSpec, serve: Callable[[], None], catalog: Catalog | None = N
 
     os.environ.update(dict(spec.env))
     sandbox = None
+    children = None
     if spec.scratch:
         # this worker's own copy of the project: a mutant's writes there are undone after each unit,
         # and never reach the project nor another worker (see `sandbox`)
         base = spec.scratch if os.path.isdir(spec.scratch) else None
         sandbox = ScratchCopy(spec.root, tempfile.mkdtemp(prefix="w", dir=base))
         spec = spec.remapped(sandbox)
+        # a child process a test starts imports the package from this copy, where a mutant its tests reach that way
+        # is written while they run (see `children`): set before the ledger's snapshot, so every test inherits it
+        children = Children(tempfile.mkdtemp(prefix="boot", dir=base), spec.files, spec.sys_path)
+        os.environ.update(children.environment(dict(os.environ)))
     os.chdir(spec.root)
     sys.path[:0] = list(spec.sys_path)
     hosted.HOST = state = hosted.Host(spec, sandbox=sandbox, catalog=catalog)
+    state.children = children
     sys.addaudithook(_audit)
     plugin = _HostPlugin(state, serve)
     args = [*spec.pytest_args, "-q", *PYTEST_OPTIONS, *plugin_options(spec.pytest_args)]

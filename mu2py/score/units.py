@@ -27,7 +27,7 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import replace
 from typing import Any, cast
 
@@ -35,7 +35,8 @@ from mu2py.engine.closures import keep_closure_shape
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.processes import ledger
 from mu2py.processes.workers import extend_deadline, request_restart
-from mu2py.score import at_import, hosted, killers, ports, runner
+from mu2py.score import at_import, children, hosted, killers, ports, runner
+from mu2py.score.children import code_objects, entered_code, sites_of
 from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up
 from mu2py.score.plan import ScoreUnit, TestSlot, UnitKind
@@ -71,8 +72,10 @@ def baseline(unit: ScoreUnit) -> SuiteRecord:
     tests: list[TestRecord] = []
     state.opened = set()
     # the probes' functions are bound in the modules: each test starts from these bindings
+    started = state.children  # what the tests' child processes run
+    module_of = {os.path.realpath(info.file): info.name for info in modules}
     try:
-        with hosted.bindings_as_now(state):
+        with hosted.bindings_as_now(state), started.recording() if started else nullcontext():
             for position, (nodeid, item) in enumerate(state.items.items()):
                 recorder.reset()
                 start = time.perf_counter()
@@ -85,8 +88,11 @@ def baseline(unit: ScoreUnit) -> SuiteRecord:
                     if outcome == "passed":
                         after = list(state.items)[:position]
                 recorder.finish()
+                ran = started.taken(module_of) if started else {}
                 tests.append(TestRecord(nodeid, outcome, seconds, sorted(recorder.reached), sorted(recorder.infected),
-                                        runner.last_skipped, after, repeatable=not after))
+                                        runner.last_skipped, after, repeatable=not after,
+                                        in_children=sites_of(ran, state.program.mutants),
+                                        child_code=entered_code(ran)))
     finally:
         for info in modules:
             if info.name in state.unimportable:
@@ -279,13 +285,23 @@ def mutant(unit: ScoreUnit) -> Result:
         except SwapError as exc:
             return Redo(Again.ISOLATE, str(exc))
     try:
-        judged = _run_tests(state, unit.tests, [*unit.first, *killers.probes(state.killers, m, unit.tests)])
+        with _on_disk(state, unit, m):
+            judged = _run_tests(state, unit.tests, [*unit.first, *killers.probes(state.killers, m, unit.tests)])
     finally:
         swap.restore()
         damaged = hosted.restore_tree(state)
     verdict = _checked(state, judged)
     killers.remember(state.killers, m, verdict)
     return _judged_fresh(unit, verdict, damaged)
+
+
+def _on_disk(state: hosted.Host, unit: ScoreUnit, m: Any) -> AbstractContextManager[None]:
+    """The mutated module in the worker's copy of the project while the unit's tests run, when some of them reach
+    the mutant in a child process (see `children`); else nothing is written."""
+    if not unit.children:
+        return nullcontext()
+    assert state.program is not None
+    return children.on_disk(state.sandbox, m.file, state.program.mutant_source(m.id))
 
 
 def _judged_fresh(unit: ScoreUnit, verdict: Result, damaged: list[str]) -> Result:
@@ -361,7 +377,8 @@ def reexec(unit: ScoreUnit) -> Result:
             # only the tests that ran code able to see a change: a changed function, or a read by name
             # of something rebound (see `Reload.observed_by`); every test clears the memo caches itself
             observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c)}
-            tests = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers]
+            tests = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers
+                     or _seen_in_children(state, unit, m, reloaded, t[2])]
             # the tests that cannot run twice in one process all stay: what one runs when recorded here depends
             # on whether it ran in this worker before (a worker that ran the baseline, or a new one), so a
             # choice made from that record would differ between workers, and so between two runs of the score
@@ -370,7 +387,8 @@ def reexec(unit: ScoreUnit) -> Result:
             # the fresh interpreter will decide whatever happens here: the run in place only looks for a test
             # to try first there, among the cheapest
             tests = cheapest(tests, HINT_SHARE)
-        judged = _run_tests(state, tests, [*unit.first, *killers.probes(state.killers, m, tests)])
+        with _on_disk(state, unit, m):
+            judged = _run_tests(state, tests, [*unit.first, *killers.probes(state.killers, m, tests)])
     finally:
         reloaded.restore()
         damaged = hosted.restore_tree(state)
@@ -384,6 +402,23 @@ def reexec(unit: ScoreUnit) -> Result:
         first = [verdict.killed_by] if killed and verdict.killed_by else []
         return Redo(Again.ISOLATE, f"cannot reload in place: {reloaded.doubts[0]}", first=first)
     return _judged_fresh(unit, verdict, damaged)
+
+
+def _seen_in_children(state: hosted.Host, unit: ScoreUnit, m: Any, reloaded: Any, position: int) -> bool:
+    """Whether the child processes of the test at `position` ran code able to see the re-run body's change: a
+    child imports the mutated module afresh, so its reads count as the test's own (the mutated module's own body
+    aside: it is the change itself)."""
+    if position not in unit.children:
+        return False
+    if not _CODES:
+        _CODES.update(code_objects({name: swap.original_code for name, swap in state.swaps.items()}))
+    body = state.swaps[m.module].original_code
+    own = (m.module, body.co_firstlineno, body.co_name)
+    return any(key != own and key in _CODES and reloaded.observed_by(_CODES[key])
+               for key in map(tuple, unit.child_code.get(position, ())))
+
+
+_CODES: dict[tuple[str, int, str], types.CodeType] = {}  # this worker's code objects under test (`code_objects`)
 
 
 def _statement_lines(state: hosted.Host, m: Any) -> range | None:

@@ -1,0 +1,215 @@
+"""The Python child processes a test starts (a CLI run as `python -m pkg`, a script): what they reach of the code
+under test, and the mutant on disk where they import it.
+
+A score worker judges a mutant in its own process: its probes see what the tests run there, and a swapped-in
+mutant is what that process runs.  A child imports the package afresh, from disk.  So, in each worker with a
+copy of the project (see `sandbox`):
+
+- every child finds the worker's copy first (PYTHONPATH, inherited) and writes no byte code there: a stale
+  `.pyc` of a mutant's file (same size, same second) would hide the next one;
+- while the baseline runs, a `sitecustomize` first on that PYTHONPATH traces, in every Python child, the lines it
+  runs of the files under test, and leaves them in the reach folder (`Reach`); the sites on those lines count as
+  reached by the test (`TestRecord.in_children`);
+- while a unit whose tests reach the mutant through a child runs, the whole mutated module is written over the
+  copy's file (`on_disk`), and the original is put back before anything else runs.
+
+Invariants: outside `on_disk`, every file of the worker's copy is the original's; the boot folder lies outside the
+copy; a child traces only while the reach folder exists (the baseline), and its own `sys.path` no longer holds
+the boot folder once it started (the user's `sitecustomize`, if any, runs after ours).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tokenize
+import types
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mu2py.score.sandbox import ScratchCopy
+
+REACH_ENV = "MU2PY_CHILD_REACH"  # the folder a child leaves its reach in, while it exists
+FILES_ENV = "MU2PY_CHILD_FILES"  # the file listing the files under test, one path per line
+
+BOOT = '''"""mu2py score: what a test's child process runs of the files under test (mu2py.score.children)."""
+import os
+import sys
+
+
+def _mu2py_reach():
+    out = os.environ.get("MU2PY_CHILD_REACH", "")
+    if not out or not os.path.isdir(out):
+        return
+    try:
+        with open(os.environ.get("MU2PY_CHILD_FILES", ""), encoding="utf-8") as listed:
+            files = frozenset(listed.read().splitlines())
+    except OSError:
+        return
+    import atexit
+    import threading
+
+    seen = {}  # file -> (lines run, (first line, name) of each code object entered)
+
+    def trace(frame, event, arg):
+        code = frame.f_code
+        if code.co_filename not in files:
+            return None
+        lines, entered = seen.setdefault(code.co_filename, (set(), set()))
+        entered.add((code.co_firstlineno, code.co_name))
+        lines.add(frame.f_lineno)
+
+        def local(frame, event, arg):
+            if event == "line":
+                lines.add(frame.f_lineno)
+            return local
+        return local
+
+    def dump():
+        sys.settrace(None)
+        import json
+
+        path = os.path.join(out, "%d.json" % os.getpid())
+        try:
+            with open(path + ".part", "w", encoding="utf-8") as fh:
+                json.dump({f: [sorted(lines), sorted(entered)] for f, (lines, entered) in seen.items()}, fh)
+            os.replace(path + ".part", path)
+        except OSError:
+            pass
+
+    atexit.register(dump)
+    threading.settrace(trace)
+    sys.settrace(trace)
+
+
+def _mu2py_chain():
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    # importing this module ends by taking whatever sys.modules then holds under its name: the user's, if any
+    ours = sys.modules.pop("sitecustomize")
+    try:
+        import sitecustomize  # noqa: F401 - the one this shadowed, if any
+    except ModuleNotFoundError as exc:
+        if exc.name != "sitecustomize":
+            raise
+    finally:
+        sys.modules.setdefault("sitecustomize", ours)
+
+
+_mu2py_reach()
+_mu2py_chain()
+'''
+
+
+@dataclass
+class Ran:
+    """What the children of one test ran of one module under test: lines, and code objects entered."""
+
+    lines: set[int] = field(default_factory=set)
+    entered: set[tuple[int, str]] = field(default_factory=set)  # (first line, name) of each code object
+
+
+class Children:
+    """One worker's view of its tests' child processes: the boot folder, the reach folder, the files under test."""
+
+    def __init__(self, boot: str, files: Iterable[str], sys_path: Iterable[str]) -> None:
+        self.boot = boot
+        self.reach = os.path.join(boot, "reach")
+        # a child names a file by the path it imported it from: both the path and the real one are listed
+        self.files = sorted({f for path in files for f in (path, os.path.realpath(path))})
+        with open(os.path.join(boot, "sitecustomize.py"), "w", encoding="utf-8") as fh:
+            fh.write(BOOT)
+        with open(os.path.join(boot, "files"), "w", encoding="utf-8") as fh:
+            fh.write("\n".join(self.files) + "\n")
+        self.sys_path = list(sys_path)
+
+    def environment(self, environ: dict[str, str]) -> dict[str, str]:
+        """The variables a worker sets before its ledger's snapshot, for every child of every test to inherit."""
+        path = [self.boot, *self.sys_path, *([environ["PYTHONPATH"]] if environ.get("PYTHONPATH") else [])]
+        return {"PYTHONPATH": os.pathsep.join(path), "PYTHONDONTWRITEBYTECODE": "1",
+                REACH_ENV: self.reach, FILES_ENV: os.path.join(self.boot, "files")}
+
+    @contextmanager
+    def recording(self) -> Iterator[None]:
+        """While inside, every Python child of a test leaves its reach in the reach folder (see `taken`)."""
+        shutil.rmtree(self.reach, ignore_errors=True)
+        os.mkdir(self.reach)
+        try:
+            yield
+        finally:
+            shutil.rmtree(self.reach, ignore_errors=True)
+
+    def taken(self, module_of: dict[str, str]) -> dict[str, Ran]:
+        """Per module under test (`module_of`: real path of its file -> name), what the children that ended since
+        the last call ran of it (a child still running has not left its reach yet)."""
+        try:
+            names = [n for n in os.listdir(self.reach) if n.endswith(".json")]
+        except OSError:
+            return {}
+        found: dict[str, Ran] = {}
+        for name in names:
+            path = os.path.join(self.reach, name)
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    data = json.load(fh)
+                os.remove(path)
+            except (OSError, ValueError):
+                continue
+            for file, (lines, entered) in data.items():
+                module = module_of.get(os.path.realpath(file))
+                if module is not None:
+                    ran = found.setdefault(module, Ran())
+                    ran.lines.update(lines)
+                    ran.entered.update((first, code_name) for first, code_name in entered)
+        return found
+
+
+def sites_of(ran: dict[str, Ran], mutants: Iterable[Any]) -> list[int]:
+    """The sites of `mutants` whose source span holds a line the children ran (`ran`: per module)."""
+    sites = set()
+    for m in mutants:
+        lines = ran[m.module].lines if m.module in ran else None
+        if lines and any(line in lines for line in range(m.line, m.end_line + 1)):
+            sites.add(m.site)
+    return sorted(sites)
+
+
+def entered_code(ran: dict[str, Ran]) -> list[tuple[str, int, str]]:
+    """(module, first line, name) of every code object the children entered, sorted."""
+    return sorted((module, first, name) for module, r in ran.items() for first, name in r.entered)
+
+
+def code_objects(modules: dict[str, types.CodeType]) -> dict[tuple[str, int, str], types.CodeType]:
+    """Every code object of each module's code (module -> its compiled body), by (module, first line, name)."""
+    found = {}
+    for module, body in modules.items():
+        todo = [body]
+        while todo:
+            code = todo.pop()
+            found[(module, code.co_firstlineno, code.co_name)] = code
+            todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return found
+
+
+@contextmanager
+def on_disk(sandbox: ScratchCopy | None, file: str, source: str) -> Iterator[None]:
+    """The worker's copy of `file` holds `source` while inside; the original's bytes and stamp come back after."""
+    if sandbox is None:
+        yield
+        return
+    path = sandbox.remap(file)
+    rel = sandbox.relative(path)
+    if rel is None:
+        yield
+        return
+    with open(path, "rb") as fh:
+        encoding, _ = tokenize.detect_encoding(fh.readline)
+    sandbox.write(rel, source.encode(encoding))
+    try:
+        yield
+    finally:
+        sandbox.put_back(rel)

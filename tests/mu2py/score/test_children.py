@@ -1,0 +1,89 @@
+"""A test that runs the package in a child process (a CLI, `python -c`, `python -m pkg`) meets the mutant there, as
+in a plain run of pytest on the mutated file: the mutated source is in the worker's copy of the project while its
+tests run, and a child finds that copy first (its working directory, or PYTHONPATH)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.mu2py.score.conftest import write_tree
+
+MODULE = '''GREETING = "hi"
+
+
+def greet():
+    return GREETING
+
+
+def double(x):
+    return x * 2
+
+
+def halve(x):
+    return x // 2
+
+
+def inc(x):
+    return x + 1
+'''
+TEST = '''import subprocess
+import sys
+import tempfile
+
+from child_pkg.calc import inc
+
+
+def child(expr, **kwargs):
+    code = f"from child_pkg.calc import double, greet, halve; print({expr})"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          **kwargs).stdout.strip()
+
+
+def test_double_in_a_child_here():
+    # the child finds the package in its working directory, the project's root (the worker's copy of it)
+    assert child("double(21), greet()") == "42 hi"
+
+
+def test_halve_in_a_child_elsewhere():
+    # the child finds the package on PYTHONPATH only, as an installed one (an editable install's .pth)
+    assert child("halve(9)", cwd=tempfile.gettempdir()) == "4"
+
+
+def test_inc():
+    assert inc(1) == 2
+'''
+
+
+def test_a_mutant_is_what_a_child_process_imports(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    write_tree(root, {"child_pkg/__init__.py": "", "child_pkg/calc.py": MODULE, "tests/test_calc.py": TEST})
+    # the project's root on PYTHONPATH stands for an installed package: what a child imports from outside the root
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    assert subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=root,
+                          env=env, capture_output=True).returncode == 0
+    proc = subprocess.run([sys.executable, "-m", "mu2py", "score", "--paths", "child_pkg", "--tests", "tests",
+                           "--json", "--no-cache", "--workers", "1"], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    mutants = json.loads(proc.stdout)["mutants"]
+    by_line = {line: [m for m in mutants if m["line"] == line] for line in (1, 9, 13, 17)}
+    assert all(by_line.values()), mutants
+    # `x * 2` -> `x / 2` and the like: only the child in the project's root sees them
+    # `GREETING = "XXhiXX"` and the like: a module body re-run in place, and only that child sees what it changed
+    for m in by_line[1]:
+        assert m["mode"] == "reexec", m
+        assert m["status"] == "killed" and m["killed_by"].endswith("test_double_in_a_child_here"), m
+    for m in by_line[9]:
+        assert m["status"] == "killed" and m["killed_by"].endswith("test_double_in_a_child_here"), m
+    # `x // 2` -> `x / 2` and the like: only the child that finds the package on PYTHONPATH sees them
+    for m in by_line[13]:
+        assert m["status"] == "killed" and m["killed_by"].endswith("test_halve_in_a_child_elsewhere"), m
+    for m in by_line[17]:
+        assert m["status"] == "killed" and m["killed_by"].endswith("test_inc"), m
+    # the project as found: the mutated source was written to the worker's copy only, and no byte code anywhere
+    assert (root / "child_pkg" / "calc.py").read_text() == MODULE
+    assert not list(root.rglob("*.pyc")), list(root.rglob("*.pyc"))
