@@ -52,6 +52,7 @@ def _mu2py_reach():
         return
     import atexit
     import threading
+    import time
 
     seen = {}  # file -> (lines run, (first line, name) of each code object entered)
 
@@ -69,11 +70,13 @@ def _mu2py_reach():
             return local
         return local
 
+    started = time.monotonic_ns()
+
     def dump():
-        sys.settrace(None)
         import json
 
-        path = os.path.join(out, "%d.json" % os.getpid())
+        # one file per process, rewritten at each dump: an exec'd Python has the same pid, a forked one another
+        path = os.path.join(out, "%d-%d.json" % (os.getpid(), started))
         try:
             with open(path + ".part", "w", encoding="utf-8") as fh:
                 json.dump({f: [sorted(lines), sorted(entered)] for f, (lines, entered) in seen.items()}, fh)
@@ -81,7 +84,12 @@ def _mu2py_reach():
         except OSError:
             pass
 
+    def audit(event, args):
+        if event == "os.exec":  # the process is about to be replaced: no exit handler will run
+            dump()
+
     atexit.register(dump)
+    sys.addaudithook(audit)
     threading.settrace(trace)
     sys.settrace(trace)
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from mu2py.processes.supervisor import run_swept
 from mu2py.score import hosted, ports
+from mu2py.score.children import on_disk
 from mu2py.score.failures import FAILURE_CHARS
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.plan import ScoreUnit
@@ -125,6 +126,11 @@ def write_spec(path: Path, module: str, file: str, is_package: bool, source: str
                                 "failure_file": str(failure_file) if failure_file is not None else None}))
 
 
+def options(state: hosted.Host) -> list[str]:
+    """The options of every fresh pytest session (see `spec.PYTEST_OPTIONS`)."""
+    return [*PYTEST_OPTIONS, *plugin_options(state.spec.pytest_args)]
+
+
 def isolated(unit: ScoreUnit) -> Verdict:
     """Run the suite in a fresh interpreter that imports the mutated module (stops at the first failure).
 
@@ -154,9 +160,10 @@ def isolated(unit: ScoreUnit) -> Verdict:
         try:
             for selection, decisive in selections:
                 failure_file.unlink(missing_ok=True)  # a session's failure, never an earlier one's
-                options = [*PYTEST_OPTIONS, *plugin_options(state.spec.pytest_args)]
-                code, output = _fresh_pytest(state, ["-x", "-q", *options, *selection], str(spec_path), tmp,
-                                             unit.timeout)
+                # a test's child process imports the module from disk (see `children`)
+                with on_disk(state.sandbox if unit.children else None, m.file, program.mutant_source(m.id)):
+                    code, output = _fresh_pytest(state, ["-x", "-q", *options(state), *selection], str(spec_path),
+                                                 tmp, unit.timeout)
                 ran = before + _count_run(output)
                 if code == "timeout":
                     return Verdict(Status.TIMEOUT, "<suite in a fresh interpreter>", max(ran, 1),

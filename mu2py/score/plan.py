@@ -46,8 +46,9 @@ class ScoreUnit:
 
     Invariants: `index` is a mutant's (-1 only for the baseline); `tests` are in pytest's collection order, so
     that a survivor is one whatever ran before in its worker (a test may fail only after another left an object
-    damaged, as in a plain run); `first` names tests to try first, before that order (probes: a kill they find
-    stands once confirmed on the original); `fresh` (tests that judge only in a fresh interpreter, each after
+    damaged, as in a plain run), save that the tests reaching the mutant only in a child process come last;
+    `first` names tests to try first, before that order (probes: a kill they find stands once confirmed on the
+    original); `fresh` (tests that judge only in a fresh interpreter, each after
     those it needs) and `tests` share no test; `timeout` (> 0) is set for `ISOLATED` units only, as are `why`,
     `only` and `tests_run`.
     """
@@ -63,8 +64,8 @@ class ScoreUnit:
     first: list[str] = field(default_factory=list)  # tests to try first (ISOLATED: alone, e.g. a kill in place)
     only: list[str] = field(default_factory=list)  # ISOLATED: the only tests left to judge it
     tests_run: int = 0  # ISOLATED: tests it already passed in place
-    # MUTANT, REEXEC: positions of the tests that reach the mutant in a child process they start: while the unit's
-    # tests run, the mutated module is on disk for those children to import (see `children`)
+    # positions of the tests that reach the mutant in a child process they start (ISOLATED: that import its module):
+    # while the unit's tests run, the mutated module is on disk for those children to import (see `children`)
     children: list[int] = field(default_factory=list)
     # REEXEC: per position of `children`, (module, first line, name) of the code objects its children entered
     child_code: dict[int, list[tuple[str, int, str]]] = field(default_factory=dict)
@@ -97,8 +98,11 @@ def _scope_key(module: str, scope: str) -> str:
 def isolated_unit(index: int, state: ScoreRun, config: ScoreConfig, why: str = "") -> ScoreUnit:
     """The unit judging mutant `index` in a fresh interpreter, its timeout from the whole suite's time."""
     total = sum(t.seconds for t in state.tests)
+    module = state.program.mutants[index].module
+    # the tests whose child processes import the mutated module: they meet the mutant on disk there too
+    spawning = [t for t, test in enumerate(state.tests) if any(code[0] == module for code in test.child_code)]
     return ScoreUnit(UnitKind.ISOLATED, index, timeout=config.timeout_factor * total + 10 * config.min_timeout + 10.0,
-                     why=why)
+                     why=why, children=spawning)
 
 
 def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str],
@@ -214,5 +218,9 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
             else:
                 chosen = sorted(reaching)
         chosen.sort()  # collection order (see `ScoreUnit`)
+        # a test that reaches the mutant only in a child process runs last: it costs a process start, and its
+        # own part runs nothing the mutant changed (so it damages nothing another test shares)
+        remote = spawned - set(reached_by.get(m.site, ())) - set(unreliable)
+        chosen = [t for t in chosen if t not in remote] + [t for t in chosen if t in remote]
         units.append(split(UnitKind.MUTANT, index, chosen, children=in_children.get(m.site)))
     return units

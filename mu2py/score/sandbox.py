@@ -66,6 +66,7 @@ class ScratchCopy:
         self.copy = copy
         self.state = tree_state(self.original)
         self.written: dict[str, bytes] = {}  # files the copy holds other bytes in for now (see `write`)
+        self.writes = 0  # how many `write`s so far
         for here, dirs, _ in os.walk(self.original):
             dirs[:] = [d for d in dirs if not _skipped_dir(here, d)]
             for d in dirs:  # empty folders too: pytest is told to collect from them
@@ -83,6 +84,10 @@ class ScratchCopy:
         if rel in self.written:
             with open(target, "wb") as fh:
                 fh.write(self.written[rel])
+            # a second of its own past the original's: a .pyc a child wrote of an earlier write (same size, same
+            # second) would pass for this one's, and import the wrong code
+            stamp = os.stat(os.path.join(self.original, rel)).st_mtime_ns + self.writes * 1_000_000_000
+            os.utime(target, ns=(stamp, stamp))
         else:
             shutil.copy2(os.path.join(self.original, rel), target)
 
@@ -94,6 +99,7 @@ class ScratchCopy:
         """The copy's file `rel` (relative to the root) holds `data` until `put_back(rel)`: in the meantime
         `restore` puts `data` back, not the original's bytes (a mutated module a child process imports)."""
         self.written[rel] = data
+        self.writes += 1
         self._reset(rel)
 
     def put_back(self, rel: str) -> None:

@@ -377,8 +377,9 @@ def reexec(unit: ScoreUnit) -> Result:
             # only the tests that ran code able to see a change: a changed function, or a read by name
             # of something rebound (see `Reload.observed_by`); every test clears the memo caches itself
             observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c)}
-            tests = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers
-                     or _seen_in_children(state, unit, m, reloaded, t[2])]
+            here = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers]
+            # those that see it only in a child process last, as in `plan` (they cost a process start each)
+            tests = here + [t for t in tests if t not in here and _seen_in_children(state, unit, m, reloaded, t[2])]
             # the tests that cannot run twice in one process all stay: what one runs when recorded here depends
             # on whether it ran in this worker before (a worker that ran the baseline, or a new one), so a
             # choice made from that record would differ between workers, and so between two runs of the score
@@ -404,7 +405,7 @@ def reexec(unit: ScoreUnit) -> Result:
     return _judged_fresh(unit, verdict, damaged)
 
 
-def _seen_in_children(state: hosted.Host, unit: ScoreUnit, m: Any, reloaded: Any, position: int) -> bool:
+def _seen_in_children(state: hosted.Host, unit: ScoreUnit, m: Any, reloaded: Any, position: int | None) -> bool:
     """Whether the child processes of the test at `position` ran code able to see the re-run body's change: a
     child imports the mutated module afresh, so its reads count as the test's own (the mutated module's own body
     aside: it is the change itself)."""

@@ -29,6 +29,10 @@ def halve(x):
 
 def inc(x):
     return x + 1
+
+
+def triple(x):
+    return x * 3
 '''
 TEST = '''import subprocess
 import sys
@@ -53,6 +57,12 @@ def test_halve_in_a_child_elsewhere():
     assert child("halve(9)", cwd=tempfile.gettempdir()) == "4"
 
 
+def test_triple_then_exec():
+    # the child runs the package, then replaces itself with another program (`dotenv run CMD`): no exit handler
+    code = "import os; from child_pkg.calc import triple; os.execvp('echo', ['echo', str(triple(3))])"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout == "9\\n"
+
+
 def test_inc():
     assert inc(1) == 2
 '''
@@ -70,7 +80,7 @@ def test_a_mutant_is_what_a_child_process_imports(tmp_path: Path) -> None:
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     mutants = json.loads(proc.stdout)["mutants"]
-    by_line = {line: [m for m in mutants if m["line"] == line] for line in (1, 9, 13, 17)}
+    by_line = {line: [m for m in mutants if m["line"] == line] for line in (1, 9, 13, 17, 21)}
     assert all(by_line.values()), mutants
     # `x * 2` -> `x / 2` and the like: only the child in the project's root sees them
     # `GREETING = "XXhiXX"` and the like: a module body re-run in place, and only that child sees what it changed
@@ -84,6 +94,9 @@ def test_a_mutant_is_what_a_child_process_imports(tmp_path: Path) -> None:
         assert m["status"] == "killed" and m["killed_by"].endswith("test_halve_in_a_child_elsewhere"), m
     for m in by_line[17]:
         assert m["status"] == "killed" and m["killed_by"].endswith("test_inc"), m
+    # `x * 3` -> `x / 3` and the like: only the child that then replaces itself with `echo` sees them
+    for m in by_line[21]:
+        assert m["status"] == "killed" and m["killed_by"].endswith("test_triple_then_exec"), m
     # the project as found: the mutated source was written to the worker's copy only, and no byte code anywhere
     assert (root / "child_pkg" / "calc.py").read_text() == MODULE
     assert not list(root.rglob("*.pyc")), list(root.rglob("*.pyc"))
