@@ -21,7 +21,7 @@ from mu2py.score.spec import SuiteSpec, test_files
 from mu2py.score.verdicts import Verdict
 from mu2py.store.atomic import write_atomic, write_json
 
-CACHE_VERSION = 2  # 2: keys include the data files the suite reads
+CACHE_VERSION = 3  # 2: keys include the data files the suite reads; 3: tests' child processes meet the mutant
 
 
 def digest(*parts: str) -> str:

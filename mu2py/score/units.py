@@ -285,7 +285,7 @@ def mutant(unit: ScoreUnit) -> Result:
         except SwapError as exc:
             return Redo(Again.ISOLATE, str(exc))
     try:
-        with _on_disk(state, unit, m):
+        with _on_disk(state, unit, m, unit.tests):
             judged = _run_tests(state, unit.tests, [*unit.first, *killers.probes(state.killers, m, unit.tests)])
     finally:
         swap.restore()
@@ -295,10 +295,10 @@ def mutant(unit: ScoreUnit) -> Result:
     return _judged_fresh(unit, verdict, damaged)
 
 
-def _on_disk(state: hosted.Host, unit: ScoreUnit, m: Any) -> AbstractContextManager[None]:
-    """The mutated module in the worker's copy of the project while the unit's tests run, when some of them reach
-    the mutant in a child process (see `children`); else nothing is written."""
-    if not unit.children:
+def _on_disk(state: hosted.Host, unit: ScoreUnit, m: Any, tests: list[TestSlot]) -> AbstractContextManager[None]:
+    """The mutated module in the worker's copy of the project while `tests` run, when some of them reach the
+    mutant in a child process (see `children`); else nothing is written."""
+    if not any(t[2] in unit.children for t in tests):
         return nullcontext()
     assert state.program is not None
     return children.on_disk(state.sandbox, m.file, state.program.mutant_source(m.id))
@@ -388,7 +388,7 @@ def reexec(unit: ScoreUnit) -> Result:
             # the fresh interpreter will decide whatever happens here: the run in place only looks for a test
             # to try first there, among the cheapest
             tests = cheapest(tests, HINT_SHARE)
-        with _on_disk(state, unit, m):
+        with _on_disk(state, unit, m, tests):
             judged = _run_tests(state, tests, [*unit.first, *killers.probes(state.killers, m, tests)])
     finally:
         reloaded.restore()
