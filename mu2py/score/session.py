@@ -82,6 +82,11 @@ def host(spec: SuiteSpec, serve: Callable[[], None], catalog: Catalog | None = N
         # is written while they run (see `children`): set before the ledger's snapshot, so every test inherits it
         children = Children(tempfile.mkdtemp(prefix="boot", dir=base), spec.files, spec.sys_path)
         os.environ.update(children.environment(dict(os.environ)))
+        if base is not None:
+            # the temporary files a test or a mutant leaves (one per run of a test that never removes its own) go
+            # with the run's scratch folder, not into the system's: set before the ledger's snapshot, as above
+            os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="t", dir=base)
+            tempfile.tempdir = None  # computed again from TMPDIR
     os.chdir(spec.root)
     sys.path[:0] = list(spec.sys_path)
     hosted.HOST = state = hosted.Host(spec, sandbox=sandbox, catalog=catalog)

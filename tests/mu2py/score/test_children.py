@@ -100,3 +100,37 @@ def test_a_mutant_is_what_a_child_process_imports(tmp_path: Path) -> None:
     # the project as found: the mutated source was written to the worker's copy only, and no byte code anywhere
     assert (root / "child_pkg" / "calc.py").read_text() == MODULE
     assert not list(root.rglob("*.pyc")), list(root.rglob("*.pyc"))
+
+
+LEAKY = '''def label(n):
+    return f"item-{n}"
+'''
+LEAKY_TEST = '''import os
+import tempfile
+
+from leaky_pkg.names import label
+
+
+def test_label_written_to_a_temporary_file():
+    fd, path = tempfile.mkstemp(prefix="mu2py-leak-")  # never removed, as logzero's tests leave theirs
+    with os.fdopen(fd, "w") as fh:
+        fh.write(label(1))
+    with open(path) as fh:
+        assert fh.read() == "item-1"
+'''
+
+
+def test_the_temporary_files_tests_leave_go_with_the_run(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    system = tmp_path / "system-tmp"  # the system's temporary folder, as the run sees it
+    system.mkdir()
+    write_tree(root, {"leaky_pkg/__init__.py": "", "leaky_pkg/names.py": LEAKY, "tests/test_names.py": LEAKY_TEST})
+    proc = subprocess.run([sys.executable, "-m", "mu2py", "score", "--paths", "leaky_pkg", "--tests", "tests",
+                           "--json", "--no-cache", "--workers", "1"], cwd=root,
+                          env={**os.environ, "TMPDIR": str(system)}, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    mutants = json.loads(proc.stdout)["mutants"]
+    assert mutants and all(m["status"] == "killed" for m in mutants), mutants
+    # every run of the test left a file; none is left in the system's folder (nor the run's scratch folder)
+    assert not list(system.rglob("mu2py-leak-*")), sorted(p.name for p in system.rglob("*"))
+    assert not list(system.iterdir()), sorted(p.name for p in system.iterdir())
