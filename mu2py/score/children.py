@@ -55,12 +55,22 @@ def _mu2py_reach():
     import time
 
     seen = {}  # file -> (lines run, (first line, name) of each code object entered)
+    known = {}  # code file name -> the listed path it names, or None (a script run as `python pkg/mod.py`: relative)
+
+    def listed(name):
+        for path in (name, os.path.abspath(name), os.path.realpath(name)):
+            if path in files:
+                return path
+        return None
 
     def trace(frame, event, arg):
         code = frame.f_code
-        if code.co_filename not in files:
+        file = known.get(code.co_filename, "")
+        if file == "":
+            file = known[code.co_filename] = listed(code.co_filename)
+        if file is None:
             return None
-        lines, entered = seen.setdefault(code.co_filename, (set(), set()))
+        lines, entered = seen.setdefault(file, (set(), set()))
         entered.add((code.co_firstlineno, code.co_name))
         lines.add(frame.f_lineno)
 

@@ -69,6 +69,7 @@ class ScoreUnit:
     children: list[int] = field(default_factory=list)
     # REEXEC: per position of `children`, (module, first line, name) of the code objects its children entered
     child_code: dict[int, list[tuple[str, int, str]]] = field(default_factory=dict)
+    site_in_children: list[int] = field(default_factory=list)  # REEXEC: tests whose children ran the mutant's site
 
     def tried_first(self, first: list[str]) -> ScoreUnit:
         """This unit with the tests named in `first` tried first, in that order (its `tests` still all run after
@@ -194,7 +195,8 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
             everything = list(range(len(state.tests)))
             # a worker's first such unit records what each test runs, the whole suite under a hook, before
             # judging: its deadline moves by `record` seconds for that (see `units._executed`)
-            units.append(split(UnitKind.REEXEC, index, everything, record, children_of_module.get(m.module)))
+            units.append(replace(split(UnitKind.REEXEC, index, everything, record, children_of_module.get(m.module)),
+                                 site_in_children=[t for t in in_children.get(m.site, ()) if t not in once]))
             continue
         scope = _scope_key(m.module, m.scope)
         if any(scope == u or scope.startswith(u + ".") for u in undefined):

@@ -365,15 +365,18 @@ def reexec(unit: ScoreUnit) -> Result:
             return Verdict(Status.KILLED, failed[0], 1, why=f"collecting it raised {failed[1]}")
         return Redo(Again.ISOLATE, f"its module body raised {type(exc).__name__}")
     ran = traced[0] if traced else None
-    if ran is not None and statement is not None and not ran.intersection(statement):
-        # the re-run body never reached the mutated code: it computed what the original computes, and every test
-        # passes as on the original (survived, as a fresh interpreter finds it, without running one)
+    # the re-run body never reached the mutated code: it computed what the original computes here, and only a child
+    # process that runs the module otherwise (as a script, `if __name__ == "__main__":`) may meet the mutant
+    unreached = ran is not None and statement is not None and not ran.intersection(statement)
+    scripted = [t for t in unit.tests if t[2] in unit.site_in_children] if unreached else []
+    if unreached and not scripted:
+        # every test passes as on the original (survived, as a fresh interpreter finds it, without running one)
         reloaded.restore()
         hosted.restore_tree(state)
         return Verdict(Status.SURVIVED, pruned=at_import.NOT_RUN)
     try:
-        tests = unit.tests
-        if reloaded.observable_by_name:
+        tests = scripted or unit.tests
+        if reloaded.observable_by_name and not scripted:
             # only the tests that ran code able to see a change: a changed function, or a read by name
             # of something rebound (see `Reload.observed_by`); every test clears the memo caches itself
             observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c)}

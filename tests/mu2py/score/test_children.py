@@ -33,6 +33,12 @@ def inc(x):
 
 def triple(x):
     return x * 3
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(triple(int(sys.argv[1])) + 0)
 '''
 TEST = '''import subprocess
 import sys
@@ -55,6 +61,12 @@ def test_double_in_a_child_here():
 def test_halve_in_a_child_elsewhere():
     # the child finds the package on PYTHONPATH only, as an installed one (an editable install's .pth)
     assert child("halve(9)", cwd=tempfile.gettempdir()) == "4"
+
+
+def test_triple_as_a_script():
+    # the module run as a script by a relative path, as tabulate's tests run `python tabulate/__init__.py`
+    out = subprocess.run([sys.executable, "child_pkg/calc.py", "4"], capture_output=True, text=True, check=True)
+    assert out.stdout == "12\\n"
 
 
 def test_triple_then_exec():
@@ -94,9 +106,12 @@ def test_a_mutant_is_what_a_child_process_imports(tmp_path: Path) -> None:
         assert m["status"] == "killed" and m["killed_by"].endswith("test_halve_in_a_child_elsewhere"), m
     for m in by_line[17]:
         assert m["status"] == "killed" and m["killed_by"].endswith("test_inc"), m
-    # `x * 3` -> `x / 3` and the like: only the child that then replaces itself with `echo` sees them
+    # `x * 3` -> `x / 3` and the like: only a child sees them, the first the script
     for m in by_line[21]:
-        assert m["status"] == "killed" and m["killed_by"].endswith("test_triple_then_exec"), m
+        assert m["status"] == "killed" and m["killed_by"].endswith("test_triple_as_a_script"), m
+    # `+ 0` -> `- 0` is equivalent; `+ 0` -> `+ 1` only the script shows (run as `__main__`, by a relative path)
+    scripted = [m for m in mutants if m["line"] == 27 and m["mutated"] == "1"]
+    assert scripted and all(m["status"] == "killed" for m in scripted), mutants
     # the project as found: the mutated source was written to the worker's copy only, and no byte code anywhere
     assert (root / "child_pkg" / "calc.py").read_text() == MODULE
     assert not list(root.rglob("*.pyc")), list(root.rglob("*.pyc"))
