@@ -374,18 +374,26 @@ def _holds(holder: Any, value: Any) -> bool:
 
 
 def _check_containers(reload: Reload, values: list[Any], depth: int = 3) -> None:
-    """Re-created containers may hold re-created functions or classes: put the originals in their place."""
+    """Re-created containers may hold re-created functions or classes: put the originals in their place.
+
+    A tuple cannot be changed: one inside a container is replaced by a new one around the originals, as the
+    original class when its class was re-created (a named tuple: a table of formats holding the module's
+    functions); a tuple bound to a name, or one of a class that cannot be rebuilt, stays a doubt.
+    """
     if not reload.mapping:
         return
-    seen: set[int] = set()
+    done: dict[int, Any] = {}  # id -> what the value became (itself, or a rebuilt tuple): a value held twice
 
     def fix(value: Any, level: int) -> Any:
         mapped = reload.mapping.get(id(value))
         if mapped is not None:
             return mapped
-        if level <= 0 or id(value) in seen or is_atom(value):
+        if id(value) in done:
+            return done[id(value)]
+        recreated = isinstance(value, tuple) and id(type(value)) in reload.mapping  # a named tuple's class
+        if level <= 0 or (is_atom(value) and not recreated):
             return value
-        seen.add(id(value))
+        done[id(value)] = value
         if isinstance(value, dict):
             items = [(fix(k, level - 1), fix(v, level - 1)) for k, v in value.items()]
             value.clear()
@@ -396,10 +404,32 @@ def _check_containers(reload: Reload, values: list[Any], depth: int = 3) -> None
             items = [fix(v, level - 1) for v in value]
             value.clear()
             value.update(items)
-        elif isinstance(value, tuple) and any(fix(v, level - 1) is not v for v in value):
-            reload.doubts.append("a re-created tuple holds re-created functions or classes")
+        elif isinstance(value, tuple):
+            fixed = [fix(v, level - 1) for v in value]
+            if recreated or any(new is not old for new, old in zip(fixed, value, strict=True)):
+                rebuilt = _rebuilt(reload, value, fixed) if level < depth else None
+                if rebuilt is None:
+                    reload.doubts.append("a re-created tuple holds re-created functions or classes")
+                else:
+                    done[id(value)] = rebuilt
+                    return rebuilt
         return value
 
     for value in values:
         fix(value, depth)
+
+
+def _rebuilt(reload: Reload, value: tuple[Any, ...], items: list[Any]) -> tuple[Any, ...] | None:
+    """`value` made anew from `items`: a plain tuple, or a named tuple of the original class; None for others."""
+    if type(value) is tuple:
+        return tuple(items)
+    cls = reload.mapping.get(id(type(value)), type(value))
+    make = getattr(cls, "_make", None)
+    if make is None or not hasattr(cls, "_fields"):
+        return None
+    try:
+        rebuilt = make(items)
+    except Exception:  # noqa: BLE001 - a named tuple whose `_make` was overridden: left to a fresh interpreter
+        return None
+    return rebuilt if isinstance(rebuilt, tuple) else None
 
