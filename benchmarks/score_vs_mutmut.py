@@ -153,6 +153,10 @@ PACKAGES: dict[str, Package] = {
                            skip=("pytimeparse/tests/*",)),
     # XML to dicts and back (one module of 649 lines, 119 tests; a new user's package, first scored in session 47)
     "xmltodict": Package("xmltodict", "1.0.4", source="xmltodict.py", import_root="."),
+    # plain-text tables (one module of 3,074 lines as a package's __init__, 303 tests): its CLI tests run the
+    # module as a script in a child process (`python tabulate/__init__.py`), and its table of formats is named
+    # tuples holding the module's functions, re-created by every import-time mutant
+    "tabulate": Package("tabulate", "0.10.0", source="tabulate", import_root=".", tests="test"),
 }
 # the packages mu2py was tuned on in sessions 10-12 (then called unseen), the ones it never was, and issue 36's
 # four packages never used here before
