@@ -69,7 +69,6 @@ class Host:
     shrinking: dict[Any, Any] = field(default_factory=dict)  # @given function -> its settings with shrinking
     layouts: dict[str, ModuleLayout] = field(default_factory=dict)  # per module: its statements (see `snippet`)
     edits: list[tuple[int, int, str] | str] | None = None  # per mutant: its edit of the module's source
-    killers: dict[tuple[str, str, int], list[str]] = field(default_factory=dict)  # see `killers`
     # interpreter-wide state every test starts from (see `processes.ledger`), settled before the first test; a
     # worker's threads are left unchecked: a package's lazily started pool would retire every worker, and a
     # kill a thread caused is caught when its test runs again on the original (see `units._checked`)

@@ -6,7 +6,7 @@ in collection order, and only a survivor the reload has doubts about runs the su
 interpreter; a mutant whose site no test reached is `no_coverage` without running
 anything; with infection pruning, a reached mutant that no test infected is `survived`
 (pruned) without running anything; otherwise it runs, swapped in, against the tests that
-infected it, in collection order (a worker's earlier killers tried first), until one fails.
+infected it, in collection order, until one fails.
 
 Tests that fail when run twice on the original (the baseline checks) never judge in place;
 a survivor meets them in a fresh interpreter.  A kill whose test then fails on the original

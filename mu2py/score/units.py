@@ -2,8 +2,7 @@
 
 - `baseline`: run every test on the original with probes swapped in; per test, its
   outcome, time, the mutation sites it reached and the mutants it infected;
-- `mutant`: swap one mutant's code in, run the given tests (fast first, but the killers of earlier
-  mutants of its line first: see `killers`) until one fails;
+- `mutant`: swap one mutant's code in, run the given tests (collection order) until one fails;
 - `reexec`: a module-level mutant, its module body re-run in the live namespace (`reload`);
 - `isolated`: the suite in a fresh interpreter with the mutated module imported from source
   (see `isolated`).
@@ -35,7 +34,7 @@ from mu2py.engine.closures import keep_closure_shape
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.processes import ledger
 from mu2py.processes.workers import extend_deadline, request_restart
-from mu2py.score import at_import, children, hosted, killers, ports, runner
+from mu2py.score import at_import, children, hosted, ports, runner
 from mu2py.score.children import code_objects, entered_code, sites_of
 from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up
@@ -191,24 +190,25 @@ def _apply(state: hosted.Host, swap: CodeSwap, m: Any, code: Any) -> None:
         swap.apply(kept)
 
 
-def _run_tests(state: hosted.Host, tests: list[TestSlot], probes: Sequence[str] = ()) -> tuple[Result, float | None]:
-    """Run the tests named in `probes`, then `tests` (node id, timeout, position; collection order) until one
-    fails: the verdict (survived if none fails), and the deciding test's timeout (None: it failed, or none decided).
+def _run_tests(state: hosted.Host, tests: list[TestSlot], first: Sequence[str] = ()) -> tuple[Result, float | None]:
+    """Run the tests named in `first` (a retry's), then `tests` (node id, timeout, position; collection order)
+    until one fails: the verdict (survived if none fails), and the deciding test's timeout (None: it failed, or
+    none decided).
 
     Each test starts from the module bindings the mutant left (see `hosted.fresh_start`), but objects the tests
-    share (one a test module holds) carry what each test left, as in a plain run.  So a survivor is judged in
-    collection order whatever the probes (the tests that killed earlier mutants there, a worker's history) did:
-    a probe that passed runs again in its place.  A test that times out does not end the unit: a mutant that
+    share (one a test module holds) carry what each test left, as in a plain run.  So the verdict and the test
+    that decides it are the same on every run, whatever a worker judged before (a test of `first` that passed
+    runs again in its place).  A test that times out does not end the unit: a mutant that
     some tests hang on and others fail is `killed` whichever runs first, and the tests go on until one fails,
     `HANGS` have timed out (then it is a `timeout`: each hang costs a whole timeout, and a mutant that loops for
     ever hangs every test; a hung test is not run twice), or the worker is to be replaced (a timeout hit pytest's
     own bookkeeping).
     """
     by_id = {t[0]: t for t in tests}
-    sequence = [by_id[nodeid] for nodeid in dict.fromkeys(probes) if nodeid in by_id] + list(tests)
+    sequence = [by_id[nodeid] for nodeid in dict.fromkeys(first) if nodeid in by_id] + list(tests)
     hung: tuple[Verdict, float] | None = None
     hangs: list[str] = []
-    ran: set[str] = set()  # the tests run so far (a probe run twice counts once)
+    ran: set[str] = set()  # the tests run so far (one of `first` run twice counts once)
     with hosted.bindings_as_now(state):
         for step, (nodeid, timeout, position) in enumerate(sequence):
             if nodeid in hangs:
@@ -286,12 +286,11 @@ def mutant(unit: ScoreUnit) -> Result:
             return Redo(Again.ISOLATE, str(exc))
     try:
         with _on_disk(state, unit, m, unit.tests):
-            judged = _run_tests(state, unit.tests, [*unit.first, *killers.probes(state.killers, m, unit.tests)])
+            judged = _run_tests(state, unit.tests, unit.first)
     finally:
         swap.restore()
         damaged = hosted.restore_tree(state)
     verdict = _checked(state, judged)
-    killers.remember(state.killers, m, verdict)
     return _judged_fresh(unit, verdict, damaged)
 
 
@@ -392,13 +391,11 @@ def reexec(unit: ScoreUnit) -> Result:
             # to try first there, among the cheapest
             tests = cheapest(tests, HINT_SHARE)
         with _on_disk(state, unit, m, tests):
-            judged = _run_tests(state, tests, [*unit.first, *killers.probes(state.killers, m, tests)])
+            judged = _run_tests(state, tests, unit.first)
     finally:
         reloaded.restore()
         damaged = hosted.restore_tree(state)
     verdict = _checked(state, judged)
-    if not reloaded.doubts:  # with doubts the kill was in a mixed state, not the mutant's own
-        killers.remember(state.killers, m, verdict)
     if reloaded.doubts and isinstance(verdict, Verdict):
         # the live state mixed original and mutant objects: neither verdict is the mutant's own, but the
         # test that failed here is the likeliest to fail in the fresh interpreter, so it goes first there

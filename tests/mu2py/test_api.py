@@ -18,10 +18,9 @@ SAMPLE = ROOT / "tests" / "data" / "score_sample"
 SORT = "targets.insertion_sort.driver:sort"
 
 
-# differ run to run: timings, and which test killed a mutant first and after how many (a worker tries the killers of
-# the line's earlier mutants first, and which mutants a worker judged before follows the scheduling); statuses may not
-# which test kills a mutant first (and so its failure line) follows what the worker judged before
-_RUN_TO_RUN = ("seconds", "baseline_seconds", "time", "killed_by", "failure", "tests_run")
+# differ run to run: timings only (a mutant's status, the test that killed it, its failure and how many tests ran may
+# not: a unit's tests run in collection order, whatever its worker judged before)
+_RUN_TO_RUN = ("seconds", "baseline_seconds", "time")
 
 
 def _untimed(value):
