@@ -186,6 +186,84 @@ class Children:
         return found
 
 
+class _Spilled(set[int]):
+    """A forked child's record of sites or mutants: what it adds after the fork also goes to a file, line by line,
+    as it happens (the child may end in `os._exit`, as a multiprocessing worker does, and run no exit handler)."""
+
+    def __init__(self, items: set[int], path: str, kind: str) -> None:
+        super().__init__(items)
+        self.path, self.kind = path, kind
+
+    def add(self, item: int) -> None:
+        if item not in self:
+            super().add(item)
+            self._spill([item])
+
+    def update(self, *others: Iterable[int]) -> None:
+        new = [item for other in others for item in other if item not in self]
+        if new:
+            super().update(new)
+            self._spill(new)
+
+    def _spill(self, items: list[int]) -> None:
+        try:
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write("".join(f"{self.kind} {item}\n" for item in items))
+        except OSError:
+            pass
+
+
+_FORKED: list[tuple[Any, str]] = []  # while the baseline runs a test: its probe recorder and the reach folder
+
+
+def _after_fork_in_child() -> None:
+    if _FORKED:
+        recorder, folder = _FORKED[0]
+        path = os.path.join(folder, f"fork-{os.getpid()}.txt")
+        recorder.reached = _Spilled(recorder.reached, path, "reached")
+        recorder.infected = _Spilled(recorder.infected, path, "infected")
+
+
+_HOOKED: list[bool] = []  # whether this process registered `_after_fork_in_child` (it cannot be unregistered)
+
+
+@contextmanager
+def forks_recorded(recorder: Any, folder: str) -> Iterator[None]:
+    """While inside, a child forked from this process (`os.fork`, multiprocessing's fork) runs the probed code in
+    memory, as the tests do here: what its probes record goes to `folder` (see `forked`)."""
+    if not _HOOKED:
+        os.register_at_fork(after_in_child=_after_fork_in_child)
+        _HOOKED.append(True)
+    _FORKED[:] = [(recorder, folder)]
+    try:
+        yield
+    finally:
+        _FORKED.clear()
+
+
+def forked(folder: str) -> tuple[set[int], set[int]]:
+    """The sites reached and the mutants infected by the children forked since the last call (files removed)."""
+    reached: set[int] = set()
+    infected: set[int] = set()
+    try:
+        names = [n for n in os.listdir(folder) if n.startswith("fork-")]
+    except OSError:
+        return reached, infected
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+            os.remove(path)
+        except OSError:
+            continue
+        for line in text.splitlines():
+            kind, _, item = line.partition(" ")
+            if item.isdigit():
+                (reached if kind == "reached" else infected).add(int(item))
+    return reached, infected
+
+
 def sites_of(ran: dict[str, Ran], mutants: Iterable[Any]) -> list[int]:
     """The sites of `mutants` whose source span holds a line the children ran (`ran`: per module)."""
     sites = set()

@@ -74,7 +74,8 @@ def baseline(unit: ScoreUnit) -> SuiteRecord:
     started = state.children  # what the tests' child processes run
     module_of = {os.path.realpath(info.file): info.name for info in modules}
     try:
-        with hosted.bindings_as_now(state), started.recording() if started else nullcontext():
+        with hosted.bindings_as_now(state), started.recording() if started else nullcontext(), \
+                children.forks_recorded(recorder, started.reach) if started else nullcontext():
             for position, (nodeid, item) in enumerate(state.items.items()):
                 recorder.reset()
                 start = time.perf_counter()
@@ -86,6 +87,10 @@ def baseline(unit: ScoreUnit) -> SuiteRecord:
                     outcome, seconds = _in_order(state, position, recorder)
                     if outcome == "passed":
                         after = list(state.items)[:position]
+                if started:  # what the children forked from here recorded, as the test's own
+                    in_forks, infected_in_forks = children.forked(started.reach)
+                    recorder.reached.update(in_forks)
+                    recorder.infected.update(infected_in_forks)
                 recorder.finish()
                 ran = started.taken(module_of) if started else {}
                 tests.append(TestRecord(nodeid, outcome, seconds, sorted(recorder.reached), sorted(recorder.infected),

@@ -149,3 +149,36 @@ def test_the_temporary_files_tests_leave_go_with_the_run(tmp_path: Path) -> None
     # every run of the test left a file; none is left in the system's folder (nor the run's scratch folder)
     assert not list(system.rglob("mu2py-leak-*")), sorted(p.name for p in system.rglob("*"))
     assert not list(system.iterdir()), sorted(p.name for p in system.iterdir())
+
+
+FORKED = '''def double(x):
+    return x * 2
+'''
+FORKED_TEST = '''import os
+
+from fork_pkg.calc import double
+
+
+def test_double_in_a_forked_child():
+    # only the forked child runs the code under test (a multiprocessing worker forked, and ended by os._exit)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(write, str(double(21)).encode())
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    with os.fdopen(read, "rb") as fh:
+        assert fh.read() == b"42"
+'''
+
+
+def test_what_a_forked_child_runs_counts_as_its_test_s_reach(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    write_tree(root, {"fork_pkg/__init__.py": "", "fork_pkg/calc.py": FORKED, "tests/test_calc.py": FORKED_TEST})
+    proc = subprocess.run([sys.executable, "-m", "mu2py", "score", "--paths", "fork_pkg", "--tests", "tests",
+                           "--json", "--no-cache", "--workers", "1"], cwd=root, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    mutants = json.loads(proc.stdout)["mutants"]
+    assert mutants and all(m["status"] == "killed" for m in mutants), mutants
