@@ -65,6 +65,16 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
         (root / rel).write_text(text)
 
 
+def score_json(root: Path, package: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`mu2py score --json --no-cache --workers 1` on `package` with the tests in `root/tests`, run from `root`;
+    the finished process (its exit code checked: 0)."""
+    proc = subprocess.run([sys.executable, "-m", "mu2py", "score", "--paths", package, "--tests", "tests", "--json",
+                           "--no-cache", "--workers", "1"], cwd=root, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
 @contextlib.contextmanager
 def one_module_package(root: Path, package: str, module: str, source: str) -> Iterator[tuple[Any, Any, Any]]:
     """`package.module` holding `source`, written under `root` and imported: (the module, its SuiteSpec, its

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.mu2py.score.conftest import write_tree
+from tests.mu2py.score.conftest import score_json, write_tree
 
 MODULE = '''GREETING = "hi"
 
@@ -87,10 +87,7 @@ def test_a_mutant_is_what_a_child_process_imports(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(root)}
     assert subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=root,
                           env=env, capture_output=True).returncode == 0
-    proc = subprocess.run([sys.executable, "-m", "mu2py", "score", "--paths", "child_pkg", "--tests", "tests",
-                           "--json", "--no-cache", "--workers", "1"], cwd=root, env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    proc = score_json(root, "child_pkg", env)
     mutants = json.loads(proc.stdout)["mutants"]
     by_line = {line: [m for m in mutants if m["line"] == line] for line in (1, 9, 13, 17, 21)}
     assert all(by_line.values()), mutants
@@ -140,10 +137,7 @@ def test_the_temporary_files_tests_leave_go_with_the_run(tmp_path: Path) -> None
     system = tmp_path / "system-tmp"  # the system's temporary folder, as the run sees it
     system.mkdir()
     write_tree(root, {"leaky_pkg/__init__.py": "", "leaky_pkg/names.py": LEAKY, "tests/test_names.py": LEAKY_TEST})
-    proc = subprocess.run([sys.executable, "-m", "mu2py", "score", "--paths", "leaky_pkg", "--tests", "tests",
-                           "--json", "--no-cache", "--workers", "1"], cwd=root,
-                          env={**os.environ, "TMPDIR": str(system)}, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    proc = score_json(root, "leaky_pkg", {**os.environ, "TMPDIR": str(system)})
     mutants = json.loads(proc.stdout)["mutants"]
     assert mutants and all(m["status"] == "killed" for m in mutants), mutants
     # every run of the test left a file; none is left in the system's folder (nor the run's scratch folder)
@@ -176,9 +170,6 @@ def test_double_in_a_forked_child():
 def test_what_a_forked_child_runs_counts_as_its_test_s_reach(tmp_path: Path) -> None:
     root = tmp_path / "project"
     write_tree(root, {"fork_pkg/__init__.py": "", "fork_pkg/calc.py": FORKED, "tests/test_calc.py": FORKED_TEST})
-    proc = subprocess.run([sys.executable, "-m", "mu2py", "score", "--paths", "fork_pkg", "--tests", "tests",
-                           "--json", "--no-cache", "--workers", "1"], cwd=root, capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    proc = score_json(root, "fork_pkg")
     mutants = json.loads(proc.stdout)["mutants"]
     assert mutants and all(m["status"] == "killed" for m in mutants), mutants

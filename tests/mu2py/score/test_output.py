@@ -4,11 +4,9 @@ reaches neither `score --json`'s stdout nor its stderr: the report parses and th
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.mu2py.score.conftest import write_tree
+from tests.mu2py.score.conftest import score_json, write_tree
 
 MODULE = '''import os
 
@@ -33,10 +31,7 @@ def test_mode():
 def test_a_mutant_s_output_at_import_reaches_neither_stream(tmp_path: Path) -> None:
     root = tmp_path / "project"
     write_tree(root, {"loud_pkg/__init__.py": "", "loud_pkg/loud.py": MODULE, "tests/test_loud.py": TEST})
-    proc = subprocess.run([sys.executable, "-m", "mu2py", "score", "--paths", "loud_pkg", "--tests", "tests",
-                           "--json", "--no-cache", "--workers", "1"], cwd=root, capture_output=True, text=True,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr
+    proc = score_json(root, "loud_pkg")
     assert proc.stdout.startswith("{")  # the report alone (the source's text is in it, as each mutant's original)
     report = json.loads(proc.stdout)
     loud = [m for m in report["mutants"] if m["line"] == 5]
