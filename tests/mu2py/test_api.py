@@ -18,9 +18,11 @@ SAMPLE = ROOT / "tests" / "data" / "score_sample"
 SORT = "targets.insertion_sort.driver:sort"
 
 
-# differ run to run: timings only (a mutant's status, the test that killed it, its failure and how many tests ran may
-# not: a unit's tests run in collection order, whatever its worker judged before)
+# differ run to run: timings only, and a timeout's limit in its failure (each test's timeout follows its baseline
+# time); a mutant's status, the test that killed it, its failure and how many tests ran may not: a unit's tests run
+# in collection order, whatever its worker judged before
 _RUN_TO_RUN = ("seconds", "baseline_seconds", "time")
+_LIMIT = re.compile(r"(timed out after |overran the )[0-9.]+ ?s")
 
 
 def _untimed(value):
@@ -29,6 +31,8 @@ def _untimed(value):
         return {k: _untimed(v) for k, v in value.items() if k not in _RUN_TO_RUN}
     if isinstance(value, list):
         return [_untimed(v) for v in value]
+    if isinstance(value, str):
+        return _LIMIT.sub(r"\1N s", value)
     return value
 
 
