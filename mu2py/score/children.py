@@ -161,15 +161,34 @@ class Children:
         finally:
             shutil.rmtree(self.reach, ignore_errors=True)
 
-    def taken(self, module_of: dict[str, str]) -> dict[str, Ran]:
-        """Per module under test (`module_of`: real path of its file -> name), what the children that ended since
-        the last call ran of it (a child still running has not left its reach yet)."""
+    @contextmanager
+    def forks_recorded(self, recorder: Any) -> Iterator[None]:
+        """While inside, a child forked from this process (`os.fork`, multiprocessing's fork) runs the probed code
+        in memory, as the tests do here: what its probes record goes to the reach folder (see `taken`)."""
+        if not _HOOKED:
+            os.register_at_fork(after_in_child=_after_fork_in_child)
+            _HOOKED.append(True)
+        _FORKED[:] = [(recorder, self.reach)]
         try:
-            names = [n for n in os.listdir(self.reach) if n.endswith(".json")]
+            yield
+        finally:
+            _FORKED.clear()
+
+    def taken(self, module_of: dict[str, str], recorder: Any) -> dict[str, Ran]:
+        """Per module under test (`module_of`: real path of its file -> name), what the new processes that ended
+        since the last call ran of it (a child still running has not left its reach yet); what the children forked
+        from here recorded goes into `recorder`, as the test's own (see `forks_recorded`)."""
+        try:
+            names = os.listdir(self.reach)
         except OSError:
             return {}
         found: dict[str, Ran] = {}
         for name in names:
+            if name.startswith("fork-"):
+                _take_forked(os.path.join(self.reach, name), recorder)
+                continue
+            if not name.endswith(".json"):
+                continue
             path = os.path.join(self.reach, name)
             try:
                 with open(path, encoding="utf-8") as fh:
@@ -227,41 +246,18 @@ def _after_fork_in_child() -> None:
 _HOOKED: list[bool] = []  # whether this process registered `_after_fork_in_child` (it cannot be unregistered)
 
 
-@contextmanager
-def forks_recorded(recorder: Any, folder: str) -> Iterator[None]:
-    """While inside, a child forked from this process (`os.fork`, multiprocessing's fork) runs the probed code in
-    memory, as the tests do here: what its probes record goes to `folder` (see `forked`)."""
-    if not _HOOKED:
-        os.register_at_fork(after_in_child=_after_fork_in_child)
-        _HOOKED.append(True)
-    _FORKED[:] = [(recorder, folder)]
+def _take_forked(path: str, recorder: Any) -> None:
+    """A forked child's spilled sites and mutants (see `_Spilled`) added to `recorder`; the file removed."""
     try:
-        yield
-    finally:
-        _FORKED.clear()
-
-
-def forked(folder: str) -> tuple[set[int], set[int]]:
-    """The sites reached and the mutants infected by the children forked since the last call (files removed)."""
-    reached: set[int] = set()
-    infected: set[int] = set()
-    try:
-        names = [n for n in os.listdir(folder) if n.startswith("fork-")]
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+        os.remove(path)
     except OSError:
-        return reached, infected
-    for name in names:
-        path = os.path.join(folder, name)
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-            os.remove(path)
-        except OSError:
-            continue
-        for line in text.splitlines():
-            kind, _, item = line.partition(" ")
-            if item.isdigit():
-                (reached if kind == "reached" else infected).add(int(item))
-    return reached, infected
+        return
+    for line in text.splitlines():
+        kind, _, item = line.partition(" ")
+        if item.isdigit():
+            (recorder.reached if kind == "reached" else recorder.infected).add(int(item))
 
 
 def sites_of(ran: dict[str, Ran], mutants: Iterable[Any]) -> list[int]:

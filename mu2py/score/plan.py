@@ -20,7 +20,7 @@ from mu2py.score.verdicts import Status, Verdict
 if TYPE_CHECKING:
     from mu2py.score.cache import VerdictCache
     from mu2py.score.config import ScoreConfig, ScoreRun
-    from mu2py.score.recorded import SuiteRecord
+    from mu2py.score.recorded import SuiteRecord, TestRecord
 
 OUT_OF_SCOPE = Verdict(Status.SKIPPED, mode="out_of_scope")
 # a mutant the run's deadline (a command's --time budget) came before it was judged: not scored, and counted apart
@@ -96,14 +96,18 @@ def _scope_key(module: str, scope: str) -> str:
     return f"{module}:{scope}"
 
 
+def importing(tests: list[TestRecord], module: str) -> list[int]:
+    """Positions of the tests whose child processes entered code of `module` (imported it)."""
+    return [t for t, test in enumerate(tests) if any(code[0] == module for code in test.child_code)]
+
+
 def isolated_unit(index: int, state: ScoreRun, config: ScoreConfig, why: str = "") -> ScoreUnit:
     """The unit judging mutant `index` in a fresh interpreter, its timeout from the whole suite's time."""
     total = sum(t.seconds for t in state.tests)
     module = state.program.mutants[index].module
     # the tests whose child processes import the mutated module: they meet the mutant on disk there too
-    spawning = [t for t, test in enumerate(state.tests) if any(code[0] == module for code in test.child_code)]
     return ScoreUnit(UnitKind.ISOLATED, index, timeout=config.timeout_factor * total + 10 * config.min_timeout + 10.0,
-                     why=why, children=spawning)
+                     why=why, children=importing(state.tests, module))
 
 
 def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str],
@@ -115,10 +119,9 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
     reached_by: dict[int, list[int]] = {}
     infected_by: dict[int, list[int]] = {}
     unreliable: list[int] = []
-    # the tests whose child processes ran a site, and those whose children ran some site of a module (imported it)
+    # the tests whose child processes ran a site, and per module those whose children imported it
     in_children: dict[int, list[int]] = {}
-    module_of_site = {m.site: m.module for m in program.mutants}
-    children_of_module: dict[str, list[int]] = {}
+    importers = {module: importing(state.tests, module) for module in {m.module for m in program.mutants}}
     for t_index, test in enumerate(state.tests):
         if test.probes_unreliable:
             unreliable.append(t_index)
@@ -126,8 +129,6 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
             reached_by.setdefault(site, []).append(t_index)
         for site in test.in_children:
             in_children.setdefault(site, []).append(t_index)
-        for module in sorted({module_of_site[site] for site in test.in_children if site in module_of_site}):
-            children_of_module.setdefault(module, []).append(t_index)
         for mutant in test.infected:
             infected_by.setdefault(mutant, []).append(t_index)
     # tests that fail when run a second time on the original judge mutants in a fresh interpreter only
@@ -195,7 +196,7 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
             everything = list(range(len(state.tests)))
             # a worker's first such unit records what each test runs, the whole suite under a hook, before
             # judging: its deadline moves by `record` seconds for that (see `units._executed`)
-            units.append(replace(split(UnitKind.REEXEC, index, everything, record, children_of_module.get(m.module)),
+            units.append(replace(split(UnitKind.REEXEC, index, everything, record, importers[m.module]),
                                  site_in_children=[t for t in in_children.get(m.site, ()) if t not in once]))
             continue
         scope = _scope_key(m.module, m.scope)

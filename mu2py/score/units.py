@@ -75,7 +75,7 @@ def baseline(unit: ScoreUnit) -> SuiteRecord:
     module_of = {os.path.realpath(info.file): info.name for info in modules}
     try:
         with hosted.bindings_as_now(state), started.recording() if started else nullcontext(), \
-                children.forks_recorded(recorder, started.reach) if started else nullcontext():
+                started.forks_recorded(recorder) if started else nullcontext():
             for position, (nodeid, item) in enumerate(state.items.items()):
                 recorder.reset()
                 start = time.perf_counter()
@@ -87,12 +87,8 @@ def baseline(unit: ScoreUnit) -> SuiteRecord:
                     outcome, seconds = _in_order(state, position, recorder)
                     if outcome == "passed":
                         after = list(state.items)[:position]
-                if started:  # what the children forked from here recorded, as the test's own
-                    in_forks, infected_in_forks = children.forked(started.reach)
-                    recorder.reached.update(in_forks)
-                    recorder.infected.update(infected_in_forks)
+                ran = started.taken(module_of, recorder) if started else {}
                 recorder.finish()
-                ran = started.taken(module_of) if started else {}
                 tests.append(TestRecord(nodeid, outcome, seconds, sorted(recorder.reached), sorted(recorder.infected),
                                         runner.last_skipped, after, repeatable=not after,
                                         in_children=sites_of(ran, state.program.mutants),
