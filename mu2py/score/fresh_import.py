@@ -20,11 +20,13 @@ import types
 from collections.abc import Iterable, Sequence
 from importlib.machinery import ModuleSpec
 
+from mu2py.score import chunks
+
 
 class _Serve(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds one module by name and runs the given code as its body."""
 
-    def __init__(self, name: str, file: str, is_package: bool, code: types.CodeType) -> None:
+    def __init__(self, name: str, file: str, is_package: bool, code: chunks.Body | types.CodeType) -> None:
         self.name, self.file, self.is_package, self.code = name, file, is_package, code
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None,
@@ -39,10 +41,10 @@ class _Serve(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None  # the default module object
 
     def exec_module(self, module: types.ModuleType) -> None:
-        exec(self.code, vars(module))
+        chunks.execute(self.code, vars(module))
 
 
-def collection_error(name: str, file: str, is_package: bool, code: types.CodeType, project: Iterable[str],
+def collection_error(name: str, file: str, is_package: bool, code: chunks.Body | types.CodeType, project: Iterable[str],
                      test_modules: Sequence[tuple[str, str, str]]) -> tuple[str, str] | None:
     """(where, what) of the first test module whose fresh import raises an `Exception` out of module `name`'s
     body, replaced by `code`; None when each imports (an importer caught it), one stopped otherwise (a skip,

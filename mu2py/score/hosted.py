@@ -59,6 +59,9 @@ class Host:
     ran_at_import: set[tuple[Any, str, bool]] = field(default_factory=set)
     executed: list[frozenset[Any]] | None = None  # per test (collection order): code under the root it ran
     record_seconds: float = 0.0  # how long recording `executed` took in this worker (see `units._executed`)
+    # per test, recorded with `executed`: the keys it read under each of `key_names` (see `keyed.KeyRecord`)
+    keys_read: list[dict[str, frozenset[Any] | None]] = field(default_factory=list)
+    key_names: frozenset[str] = frozenset()  # the names of the dicts whose keys were recorded
     modules: dict[str, ModuleType] = field(default_factory=dict)
     sandbox: ScratchCopy | None = None
     children: Children | None = None  # what the tests' child processes reach, and where they import from

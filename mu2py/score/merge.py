@@ -65,12 +65,16 @@ class Reload:
     # a doubt that is only about other modules' import-time reads -> those readers: re-running their bodies in
     # place after this one settles it (see `reload.reload_with_readers`)
     reads: dict[str, frozenset[str]] = field(default_factory=dict)
+    # names in `changed_names` bound only to a dict replaced by one that differs at these keys (see `keyed`)
+    keyed: dict[str, frozenset[Any]] = field(default_factory=dict)
 
-    def observed_by(self, code: types.CodeType) -> bool:
+    def observed_by(self, code: types.CodeType, apart: frozenset[str] = frozenset()) -> bool:
         """Whether running `code` can see this reload's changes: it is a changed function's code, or reads by
-        name (a global or an attribute) something that was rebound.  Reads through `getattr(obj, variable)`
-        or `vars(module)[...]` are not seen; everything else reaches a changed object through a name."""
-        return code in self.changed_codes or not self.changed_names.isdisjoint(code.co_names)
+        name (a global or an attribute) something that was rebound, names in `apart` aside (the caller looks at
+        the keys read under those).  Reads through `getattr(obj, variable)` or `vars(module)[...]` are not
+        seen; everything else reaches a changed object through a name."""
+        names = self.changed_names - apart if apart else self.changed_names
+        return code in self.changed_codes or not names.isdisjoint(code.co_names)
 
     @property
     def observable_by_name(self) -> bool:

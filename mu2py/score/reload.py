@@ -39,7 +39,9 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from mu2py.score import chunks
 from mu2py.score.imports import ImportGraph
+from mu2py.score.keyed import changed_keys
 from mu2py.score.merge import MISSING, Reload, is_atom
 from mu2py.score.sentinels import keep_sentinels
 
@@ -62,13 +64,15 @@ def _ignored_referrers() -> list[Any]:
             *(g for g in generics if g is not None)]
 
 
-Body = Callable[[types.CodeType, dict[str, Any]], None]
-"""Runs a module body's code in a namespace, as `exec` does."""
+Code = chunks.Body | types.CodeType
+"""A module body's code: whole, or statement by statement (see `chunks`)."""
+Run = Callable[[Code, dict[str, Any]], None]
+"""Runs a module body's code in a namespace, as `chunks.execute` does."""
 
 
-def reload_in_place(module: types.ModuleType, code: types.CodeType, graph: ImportGraph,
+def reload_in_place(module: types.ModuleType, code: Code, graph: ImportGraph,
                     modules: dict[str, types.ModuleType], bookkeeping: list[Any] | None = None,
-                    ran_at_import: set[types.CodeType] | None = None, run: Body | None = None) -> Reload:
+                    ran_at_import: set[types.CodeType] | None = None, run: Run | None = None) -> Reload:
     """Run `code` as `module`'s body in its live namespace and carry the changes over (see the module doc).
 
     `modules` are the live modules `graph` describes, by name; `bookkeeping` are the caller's
@@ -86,7 +90,7 @@ def reload_in_place(module: types.ModuleType, code: types.CodeType, graph: Impor
     namespace.clear()
     namespace.update({k: v for k, v in reload.saved.items() if k in _MODULE_ATTRIBUTES})
     try:
-        (run or exec)(code, namespace)
+        (run or chunks.execute)(code, namespace)
     except BaseException:
         reload.restore()
         raise
@@ -126,9 +130,21 @@ class Reloads:
         """Whether every change of every record is seen only through names (see `Reload.observable_by_name`)."""
         return all(record.observable_by_name for record in self.records)
 
-    def observed_by(self, code: types.CodeType) -> bool:
-        """Whether running `code` can see a change of any record (see `Reload.observed_by`)."""
-        return any(record.observed_by(code) for record in self.records)
+    def observed_by(self, code: types.CodeType, apart: frozenset[str] = frozenset()) -> bool:
+        """Whether running `code` can see a change of any record, names in `apart` aside (see
+        `Reload.observed_by`)."""
+        return any(record.observed_by(code, apart) for record in self.records)
+
+    @property
+    def keyed(self) -> dict[str, frozenset[Any]]:
+        """The changed names bound, in every record that changed them, only to a replaced dict, with the keys at
+        which the replacements differ (see `Reload.keyed`)."""
+        plain = set().union(*(record.changed_names - record.keyed.keys() for record in self.records))
+        keys: dict[str, frozenset[Any]] = {}
+        for record in self.records:
+            for name, changed in record.keyed.items():
+                keys[name] = keys.get(name, frozenset()) | changed
+        return {name: changed for name, changed in keys.items() if name not in plain}
 
     def restore(self) -> None:
         """Undo the records, last first: each one's saved state is what the one before it left (the doubts stay:
@@ -139,10 +155,10 @@ class Reloads:
         self.restored = True
 
 
-def reload_with_readers(module: types.ModuleType, code: types.CodeType, graph: ImportGraph,
+def reload_with_readers(module: types.ModuleType, code: Code, graph: ImportGraph,
                         modules: dict[str, types.ModuleType], originals: dict[str, types.CodeType],
                         bookkeeping: list[Any] | None = None, ran_at_import: set[types.CodeType] | None = None,
-                        limit: int = 8, run: Body | None = None) -> Reloads:
+                        limit: int = 8, run: Run | None = None) -> Reloads:
     """`reload_in_place`, then each module whose import-time code read a changed value re-run in place too.
 
     A fresh import of the mutant runs an importer's body after the mutated module's, on its values
@@ -216,6 +232,8 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
         if name not in namespace and graph.bindings_of(module.__name__, name):
             # a fresh import would fail in the importer; here it keeps the original
             reload.doubts.append(f"{name} is no longer defined, but other modules import it")
+    plain = set(reload.changed_names)  # names changed by a merge or gone: none is a replaced dict's alone
+    named: dict[str, list[str]] = {}  # a replaced value's name -> every name now bound to its replacement
     for name, old, new, merged in changed:
         # a merged function or class keeps its identity: a reader at import time holds the changed object,
         # and a call it made then is caught in `merge`; a merged class's changed data may have been read
@@ -232,6 +250,7 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
         if merged:
             continue
         reload.changed_names.add(name)
+        named[name] = [name]
         original_class = reload.mapping.get(id(type(new)))
         if original_class is not None:
             try:
@@ -243,13 +262,27 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
             if target is not None and vars(target).get(alias, MISSING) is old:
                 reload.set_item(vars(target), alias, new)
                 reload.changed_names.add(alias)
+                named[name].append(alias)
         if not is_atom(old):
-            _rebind_everywhere(reload, old, new, modules)
+            named[name] += _rebind_everywhere(reload, old, new, modules)
     replaced = [(name, old) for name, old, _, merged in changed if not merged and not is_atom(old)]
     old = new = None  # this frame's own references to the last original would fail `_held_only_by` below
     if replaced:
         _check_unreferenced(reload, replaced, changed)
     _check_containers(reload, [new for _, _, new, merged in changed if not merged])
+    # a replaced dict that differs at a few keys is seen only by reading one of them (see `keyed`); a name also
+    # bound to anything else that changed is seen by any read
+    keyed: dict[str, set[Any]] = {}
+    for name, original, replacement, merged in changed:
+        if merged:
+            continue
+        keys = changed_keys(original, replacement, reload.equivalent)
+        for bound in named[name]:
+            if keys is None:
+                plain.add(bound)
+            else:
+                keyed.setdefault(bound, set()).update(keys)
+    reload.keyed = {name: frozenset(keys) for name, keys in keyed.items() if name not in plain}
 
 
 def _read_doubt(reload: Reload, doubt: str, readers: list[str]) -> None:
@@ -299,12 +332,14 @@ def _module_of_body(reload: Reload, code: types.CodeType) -> str | None:
     return None
 
 
-def _rebind_everywhere(reload: Reload, old: Any, new: Any, modules: dict[str, types.ModuleType]) -> None:
-    """Rebind `old` to `new` under any name in the known modules (identity is reliable for objects that are not atoms).
+def _rebind_everywhere(reload: Reload, old: Any, new: Any, modules: dict[str, types.ModuleType]) -> list[str]:
+    """Rebind `old` to `new` under any name in the known modules (identity is reliable for objects that are not atoms);
+    the names rebound.
 
     Only the modules under test and the test modules: an original that is not the module's
     own (`X = object`) is bound all over the interpreter, and must stay so.
     """
+    rebound = []
     for other in modules.values():
         found = vars(other)
         if found is not vars(reload.module):
@@ -312,6 +347,8 @@ def _rebind_everywhere(reload: Reload, old: Any, new: Any, modules: dict[str, ty
                 if value is old:
                     reload.set_item(found, key, new)
                     reload.changed_names.add(key)
+                    rebound.append(key)
+    return rebound
 
 
 def _check_unreferenced(reload: Reload, replaced: list[tuple[str, Any]], changed: list[Any]) -> None:

@@ -34,7 +34,7 @@ from mu2py.engine.closures import keep_closure_shape
 from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.processes import ledger
 from mu2py.processes.workers import extend_deadline, request_restart
-from mu2py.score import at_import, children, hosted, ports, runner
+from mu2py.score import at_import, children, chunks, hosted, keyed, ports, runner
 from mu2py.score.children import code_objects, entered_code, sites_of
 from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up
@@ -175,6 +175,19 @@ def _compiled(state: hosted.Host, index: int) -> tuple[Any, Any]:
     m = program.mutants[index]
     try:
         return m, compile(program.mutant_source(m.id), m.file, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return m, Verdict(Status.KILLED, f"<compile error: {exc.msg}>")
+
+
+def _body(state: hosted.Host, index: int) -> tuple[Any, chunks.Body | Verdict]:
+    """The mutant record and its mutated module's body (compiled statement by statement: see `chunks`), or a
+    compile-error `Verdict` in its place."""
+    program = state.program
+    assert program is not None
+    m = program.mutants[index]
+    try:
+        statements = chunks.Statements.of(program.module_of(m.id).source, m.file)
+        return m, statements.body(program.mutant_source(m.id))
     except SyntaxError as exc:
         return m, Verdict(Status.KILLED, f"<compile error: {exc.msg}>")
 
@@ -329,7 +342,7 @@ def reexec(unit: ScoreUnit) -> Result:
     the cheapest tests in place (`HINT_SHARE`): one that fails there is tried first in the fresh one.
     """
     state = hosted.state()
-    m, code = _compiled(state, unit.index)
+    m, code = _body(state, unit.index)
     if isinstance(code, Verdict):
         return code
     graph, modules = hosted.import_graph(state)
@@ -340,10 +353,10 @@ def reexec(unit: ScoreUnit) -> Result:
     statement = _statement_lines(state, m) if m.at_import else None
     traced: list[set[int] | None] = []
 
-    def run_traced(body: types.CodeType, namespace: dict[str, Any]) -> None:
+    def run_traced(body: chunks.Body | types.CodeType, namespace: dict[str, Any]) -> None:
         with at_import.lines_run(m.file) as lines:
             traced.append(lines)
-            exec(body, namespace)
+            chunks.execute(body, namespace)
 
     try:
         assert state.containers is not None
@@ -379,8 +392,11 @@ def reexec(unit: ScoreUnit) -> Result:
         if reloaded.observable_by_name and not scripted:
             # only the tests that ran code able to see a change: a changed function, or a read by name
             # of something rebound (see `Reload.observed_by`); every test clears the memo caches itself
-            observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c)}
-            here = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers]
+            # a name bound only to a replaced dict: only the tests that read one of its changed keys (see `keyed`)
+            by_key = {name: keys for name, keys in reloaded.keyed.items() if name in state.key_names}
+            observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c, frozenset(by_key))}
+            here = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers
+                    or (by_key and keyed.reads_changed(state.keys_read[t[2]], by_key))]
             # those that see it only in a child process last, as in `plan` (they cost a process start each)
             tests = here + [t for t in tests if t not in here and _seen_in_children(state, unit, m, reloaded, t[2])]
             # the tests that cannot run twice in one process all stay: what one runs when recorded here depends
@@ -488,10 +504,16 @@ def _executed(state: hosted.Host, allowance: float = 0.0) -> list[frozenset[Any]
         executed = []
         # the state every test starts from is settled before the hook is set: settled with it, the ledger would
         # put a trace function back after every later test of this worker
+        # the names of the dicts module bodies bound, whose keys each test reads are noted too (see `keyed`)
+        names = frozenset(name for m in modules.values() for name, value in vars(m).items()
+                          if type(value) is dict and not name.startswith("__"))
+        keys = keyed.KeyRecord(names)
+        reads = []
         hosted.before_test(state)
-        with _recording(files) as record:
+        with _recording(files, keys) as record:
             for item in state.order:
                 outcome, seen = record(item)
+                reads.append(keys.take())
                 now = time.perf_counter()
                 # past the allowance (a worker much slower than the baseline's), as each test ends
                 over = (now - began) - allowance
@@ -503,7 +525,7 @@ def _executed(state: hosted.Host, allowance: float = 0.0) -> list[frozenset[Any]
                     state.record_seconds += time.perf_counter() - began
                     return None
                 executed.append(seen)
-        state.executed = executed
+        state.executed, state.keys_read, state.key_names = executed, reads, names
         hosted.restore_tree(state)
         state.record_seconds += time.perf_counter() - began
     return state.executed
@@ -517,10 +539,13 @@ RECORD_NAME = "mu2py record"
 
 
 @contextmanager
-def _recording(files: set[str | None]) -> Iterator[Callable[[Any], tuple[str, frozenset[Any]]]]:
+def _recording(files: set[str | None], keys: keyed.KeyRecord) -> Iterator[Callable[[Any], tuple[str, frozenset[Any]]]]:
     """A function running one test (`run_test`, no timeout) that returns its outcome and the code objects whose
     `co_filename` is in `files` the test ran, on this thread and on the threads it runs code on: what a global
     trace function's call events see (a code object starting, a generator or coroutine resumed, or thrown into).
+    Each code object that ran is noted in `keys`, and the instructions of those that read a dict by a variable
+    key are watched as they run (an opcode trace; on 3.12+ the tool's local instruction events), so that
+    `keys.take()` after the test gives the keys it read.
     A test whose threads read a class attribute (`self.WRITER` in a lock's reader threads) must be recorded as
     reading it, or an import-time mutant of that attribute is never run against it (a false survivor).  Under
     the trace function (3.11) threads the test starts are traced (`threading.settrace`), threads started before
@@ -537,12 +562,28 @@ def _recording(files: set[str | None]) -> Iterator[Callable[[Any], tuple[str, fr
     """
     seen: set[Any] = set()
 
+    def opcode(frame: Any, event: str, arg: Any) -> Any:
+        if event == "opcode":
+            keys.at(frame.f_code, frame.f_lasti, frame)
+        return opcode
+
     def traced(item: Any) -> str:
-        def record(frame: Any, event: str, arg: Any) -> None:
+        def record(frame: Any, event: str, arg: Any) -> Any:
             # a global trace function called for Python calls only (a profile function is called for C calls
-            # and returns too: twice the cost); returning None traces no lines
-            if frame.f_code.co_filename in files:
-                seen.add(frame.f_code)
+            # and returns too: twice the cost); returning None traces no lines, and only code reading a dict by
+            # a variable key gets a local trace function, for its opcodes
+            code = frame.f_code
+            if code.co_filename in files:
+                if code not in seen:
+                    seen.add(code)
+                    keys.ran(code)
+                if keys.sites_of(code).variables:
+                    # the local trace function first: 3.12+ turns opcode events on only for a frame that has one
+                    frame.f_trace = opcode
+                    frame.f_trace_lines = False
+                    frame.f_trace_opcodes = True
+                    return opcode
+            return None
 
         sys.settrace(record)
         threading.settrace(record)
@@ -564,17 +605,26 @@ def _recording(files: set[str | None]) -> Iterator[Callable[[Any], tuple[str, fr
 
     disable, events = monitoring.DISABLE, monitoring.events
 
+    armed: set[Any] = set()  # code objects whose instructions this tool watches (their reads by key)
+
     def started(code: Any, offset: int) -> Any:
-        if code.co_filename in files:
+        if code.co_filename in files and code not in seen:
             seen.add(code)
+            if keys.ran(code) and code not in armed:
+                armed.add(code)
+                monitoring.set_local_events(RECORD_TOOL, code, events.INSTRUCTION)
         return disable
 
     def thrown(code: Any, offset: int, exc: BaseException) -> None:
         # no location of its own: the event cannot be disabled (a generator thrown into is rare)
-        if code.co_filename in files:
-            seen.add(code)
+        started(code, offset)
 
-    callbacks = {events.PY_START: started, events.PY_RESUME: started, events.PY_THROW: thrown}
+    def instruction(code: Any, offset: int) -> Any:
+        # the frame running `code` is the caller's: a key is read from its variables before the load runs
+        return None if keys.at(code, offset, sys._getframe(1)) else disable
+
+    callbacks = {events.PY_START: started, events.PY_RESUME: started, events.PY_THROW: thrown,
+                 events.INSTRUCTION: instruction}
 
     def run_monitored(item: Any) -> tuple[str, frozenset[Any]]:
         others = _tools(monitoring, RECORD_TOOL)
@@ -594,6 +644,8 @@ def _recording(files: set[str | None]) -> Iterator[Callable[[Any], tuple[str, fr
             yield run_monitored
         finally:
             monitoring.set_events(RECORD_TOOL, 0)
+            for code in armed:
+                monitoring.set_local_events(RECORD_TOOL, code, 0)
             for event in callbacks:
                 monitoring.register_callback(RECORD_TOOL, event, None)
             monitoring.free_tool_id(RECORD_TOOL)
