@@ -105,7 +105,7 @@ class Statements:
         for index, span in enumerate(self.spans):
             if index in touched:
                 # a statement that lost lines is padded after: the statements after it keep their lines, and their
-                # code is the original's (compiled whole, it would move, and seem changed)
+                # code is the original's (compiled whole, it would be the same but for its line numbers)
                 text = "".join(lines[span.start - 1:span.stop - 1 + delta]) + "\n" * -delta
                 codes.append(self._statement(text, index))
             else:

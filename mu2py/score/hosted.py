@@ -58,6 +58,7 @@ class Host:
     # (module, qualified name) of each function under test that ran while a module was being imported
     ran_at_import: set[tuple[Any, str, bool]] = field(default_factory=set)
     executed: list[frozenset[Any]] | None = None  # per test (collection order): code under the root it ran
+    ran_by_any: frozenset[Any] = frozenset()  # the code objects of `executed`, all tests together
     record_seconds: float = 0.0  # how long recording `executed` took in this worker (see `units._executed`)
     # per test, recorded with `executed`: the keys it read under each of `key_names` (see `keyed.KeyRecord`)
     keys_read: list[dict[str, frozenset[Any] | None]] = field(default_factory=list)

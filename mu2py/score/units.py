@@ -394,7 +394,7 @@ def reexec(unit: ScoreUnit) -> Result:
             # of something rebound (see `Reload.observed_by`); every test clears the memo caches itself
             # a name bound only to a replaced dict: only the tests that read one of its changed keys (see `keyed`)
             by_key = {name: keys for name, keys in reloaded.keyed.items() if name in state.key_names}
-            observers = {c for c in frozenset().union(*executed) if reloaded.observed_by(c, frozenset(by_key))}
+            observers = {c for c in state.ran_by_any if reloaded.observed_by(c, frozenset(by_key))}
             here = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers
                     or (by_key and keyed.reads_changed(state.keys_read[t[2]], by_key))]
             # those that see it only in a child process last, as in `plan` (they cost a process start each)
@@ -526,6 +526,7 @@ def _executed(state: hosted.Host, allowance: float = 0.0) -> list[frozenset[Any]
                     return None
                 executed.append(seen)
         state.executed, state.keys_read, state.key_names = executed, reads, names
+        state.ran_by_any = frozenset().union(*executed)
         hosted.restore_tree(state)
         state.record_seconds += time.perf_counter() - began
     return state.executed
