@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -66,6 +66,45 @@ class PropsConfig:
     def __post_init__(self) -> None:
         if self.trials is None and self.seconds is None:
             raise UserError("give a budget per test: --trials N or --time DURATION")
+
+
+@dataclass
+class PropertyEntry:
+    """One property's line of the report (see the module docstring for what the counts mean).
+
+    Invariants: `killed` >= `killed_default`; `survivors`, `default_kills` and the mutants of `new_kills` are
+    mutant ids, the survivors those reached and never killed; a lost campaign (`lost`: why) reached nothing.
+    """
+
+    test: str
+    reached: int = 0
+    killed_default: int = 0
+    killed: int = 0
+    survivors: list[str] = field(default_factory=list)
+    default_kills: list[str] = field(default_factory=list)
+    new_kills: list[dict[str, Any]] = field(default_factory=list)  # per mutant: its id and `FuzzKill.to_json()`
+    examples: list[str] = field(default_factory=list)
+    trials: int | None = None
+    valid: int = 0
+    corpus: int = 0
+    mutant_runs: int = 0
+    seconds: float = 0.0
+    events: list[str] = field(default_factory=list)
+    targets: dict[str, float] = field(default_factory=dict)
+    bugs: list[dict[str, Any]] = field(default_factory=list)  # failures on the original its campaign found
+    no_database: bool = False  # its kills could not be saved to Hypothesis's example database
+    lost: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as the report gives it (a lost campaign: its counts and why; its bugs go to the report's)."""
+        if self.lost is not None:
+            return {"test": self.test, "reached": 0, "killed_default": 0, "killed": 0, "survivors": [],
+                    "lost": self.lost}
+        return {"test": self.test, "reached": self.reached, "killed_default": self.killed_default,
+                "killed": self.killed, "survivors": self.survivors, "default_kills": self.default_kills,
+                "new_kills": self.new_kills, "examples": self.examples, "trials": self.trials, "valid": self.valid,
+                "corpus": self.corpus, "mutant_runs": self.mutant_runs, "seconds": self.seconds,
+                "events": self.events, "targets": self.targets}
 
 
 def _run(pool: Processes | ShardedPool, fn: Callable[[Any], Any], units: list[Any],
@@ -163,9 +202,9 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, storage: str, config: PropsConfig
         judged += [program.mutants[i].to_json() for i in sorted(swappable)
                    if program.mutants[i].module not in unimportable]
     return {
-        "properties": entries,
+        "properties": [e.to_json() for e in entries],
         "bugs": [{"test": n, **_bug_json(b)} for n, b in zip(failing, bugs, strict=True)]
-                + [{"test": e["test"], **b} for e in entries for b in e.pop("_bugs")],
+                + [{"test": e.test, **b} for e in entries for b in e.bugs],
         "skipped": [{"test": n, "why": why} for n, why in skipped.items()],
         "summary": {**_summary(entries, config, time.perf_counter() - start, len(failing)),
                     "unimportable": base.unimportable},
@@ -262,11 +301,10 @@ def _selected(nodeid: str, only: list[str] | None) -> bool:
 
 
 def _entry(program: Program, nodeid: str, base: TestRecord, default: Defaults,
-           campaign: CampaignRun | Lost, swappable: set[int]) -> dict[str, Any]:
+           campaign: CampaignRun | Lost, swappable: set[int]) -> PropertyEntry:
     """One property's line of the report (see the module docstring for what the counts mean)."""
     if isinstance(campaign, Lost):
-        return {"test": nodeid, "reached": 0, "killed_default": 0, "killed": 0, "survivors": [],
-                "lost": campaign.reason, "_bugs": []}
+        return PropertyEntry(nodeid, lost=campaign.reason)
     sites = set(base.reached)
     unswappable = set(default.unswappable)
     reached = ({i for i in swappable if program.mutants[i].site in sites} | set(campaign.reached)) - unswappable
@@ -274,35 +312,32 @@ def _entry(program: Program, nodeid: str, base: TestRecord, default: Defaults,
     fuzz_kills = campaign.kills
     killed = (killed_default | set(fuzz_kills)) & reached
     ids = lambda indices: [program.mutants[i].id for i in sorted(indices)]  # noqa: E731 - local shorthand
-    return {
-        "test": nodeid, "reached": len(reached), "killed_default": len(killed_default & reached),
-        "killed": len(killed), "survivors": ids(reached - killed), "default_kills": ids(killed_default & reached),
-        "new_kills": [{"mutant": program.mutants[i].id, **k.to_json()} for i, k in sorted(fuzz_kills.items())],
-        "examples": sorted({k.example for k in fuzz_kills.values() if k.example}),
-        "trials": campaign.trials, "valid": campaign.valid, "corpus": campaign.corpus,
-        "mutant_runs": campaign.mutant_runs, "seconds": campaign.seconds,
-        "events": campaign.events, "targets": campaign.targets, "_bugs": campaign.bugs,
-        "no_database": campaign.no_database,
-    }
+    return PropertyEntry(
+        nodeid, reached=len(reached), killed_default=len(killed_default & reached), killed=len(killed),
+        survivors=ids(reached - killed), default_kills=ids(killed_default & reached),
+        new_kills=[{"mutant": program.mutants[i].id, **k.to_json()} for i, k in sorted(fuzz_kills.items())],
+        examples=sorted({k.example for k in fuzz_kills.values() if k.example}),
+        trials=campaign.trials, valid=campaign.valid, corpus=campaign.corpus, mutant_runs=campaign.mutant_runs,
+        seconds=campaign.seconds, events=campaign.events, targets=campaign.targets, bugs=campaign.bugs,
+        no_database=campaign.no_database)
 
 
-def _summary(entries: list[dict[str, Any]], config: PropsConfig, seconds: float, failing: int) -> dict[str, Any]:
-    reached = sum(e["reached"] for e in entries)
+def _summary(entries: list[PropertyEntry], config: PropsConfig, seconds: float, failing: int) -> dict[str, Any]:
     return {
         "properties": len(entries), "failing_on_original": failing,
-        "reached": reached, "killed_default": sum(e["killed_default"] for e in entries),
-        "killed": sum(e["killed"] for e in entries),
-        "weak": [e["test"] for e in entries if e["survivors"]],
+        "reached": sum(e.reached for e in entries), "killed_default": sum(e.killed_default for e in entries),
+        "killed": sum(e.killed for e in entries),
+        "weak": [e.test for e in entries if e.survivors],
         "guidance": config.guidance, "per_input": config.per_input, "seed": config.seed, "trials": config.trials,
         "seconds_per_test": config.seconds,
         "seconds": round(seconds, 2),
-        "not_saved": [e["test"] for e in entries if e.pop("no_database", False) and e["new_kills"]],
+        "not_saved": [e.test for e in entries if e.no_database and e.new_kills],
     }
 
 
-def _mutant_table(program: Program, entries: list[dict[str, Any]]) -> dict[str, Any]:
+def _mutant_table(program: Program, entries: list[PropertyEntry]) -> dict[str, Any]:
     """The survivors' descriptions (file, line, original, mutated), keyed by mutant id."""
-    wanted = {m for e in entries for m in e["survivors"]}
+    wanted = {m for e in entries for m in e.survivors}
     return {m.id: {"file": m.file, "line": m.line, "original": m.original, "mutated": m.mutated,
                    "operator": m.operator} for m in program.mutants if m.id in wanted}
 

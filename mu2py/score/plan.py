@@ -47,8 +47,8 @@ class ScoreUnit:
     Invariants: `index` is a mutant's (-1 only for the baseline); `tests` are in pytest's collection order, so
     that a survivor is one whatever ran before in its worker (a test may fail only after another left an object
     damaged, as in a plain run), save that the tests reaching the mutant only in a child process come last;
-    `first` names tests to try first, before that order (probes: a kill they find stands once confirmed on the
-    original); `fresh` (tests that judge only in a fresh interpreter, each after
+    `first` names tests to try first, before that order (a retry's: the test that failed in place, tried first in
+    a fresh interpreter); `fresh` (tests that judge only in a fresh interpreter, each after
     those it needs) and `tests` share no test; `timeout` (> 0) is set for `ISOLATED` units only, as are `why`,
     `only` and `tests_run`.
     """
