@@ -70,7 +70,31 @@ class InProcess:
 
 
 _restart_requested = False
+RESTART_GRACE = 2.0  # seconds a worker that asked to be replaced has to end by itself before its group is swept
 _parent: Any = None  # inside a worker: its connection to the parent (see `extend_deadline`)
+_ENDING: list[Callable[[], None]] = []  # inside a worker: what `ending` was given, run before it exits
+
+
+def ending(close: Callable[[], None]) -> None:
+    """Called inside a worker: run `close` before this worker exits (after its last reply), so that a process it
+    started (a fork server) is ended and reaped by it: what that process and its children spent then counts in
+    the command's own CPU time (an orphan reaped by init would take it away, from `time mu2py ...` too)."""
+    _ENDING.append(close)
+
+
+def exit_worker() -> None:
+    """End this worker process now: what `ending` was given first, then `os._exit(0)` (the parent waits for it)."""
+    _end()
+    os._exit(0)
+
+
+def _end() -> None:
+    """Run what `ending` was given, last first, each once."""
+    while _ENDING:
+        try:
+            _ENDING.pop()()
+        except Exception:  # noqa: BLE001 - the worker ends anyway; its group is swept by the parent
+            pass
 
 
 def extend_deadline(seconds: float) -> None:
@@ -137,16 +161,19 @@ def _worker_main(conn: Any, init: bytes, hosting: bool) -> None:
             send(conn, ("restart" if _restart_requested else "ok", index, result))
             if _restart_requested:
                 conn.close()
-                os._exit(0)
+                exit_worker()
 
     initializer, initargs = unpack(init)
-    if initializer is None:
-        serve()
-    elif hosting:
-        initializer(*initargs, serve)
-    else:
-        initializer(*initargs)
-        serve()
+    try:
+        if initializer is None:
+            serve()
+        elif hosting:
+            initializer(*initargs, serve)
+        else:
+            initializer(*initargs)
+            serve()
+    finally:
+        _end()
 
 
 @dataclass
@@ -183,8 +210,11 @@ class Processes:
         # not daemonic: a worker may start processes of its own (a campaign's mutant host); close() ends it
         return _Worker(Child.start(self._ctx, _worker_main, self._init, daemon=False))
 
-    def _replace(self, worker: _Worker) -> _Worker:
-        worker.child.end()
+    def _replace(self, worker: _Worker, grace: float = 0.0) -> _Worker:
+        if grace:
+            worker.child.finish(grace)
+        else:
+            worker.child.end()
         self.restarts += 1
         fresh = self._start()
         self._pool[self._pool.index(worker)] = fresh
@@ -253,7 +283,8 @@ class Processes:
                         worker.unit = None
                         remaining -= 1
                         if kind == "restart":
-                            self._replace(worker)
+                            # it is ending by itself, once what it started is ended and reaped (`exit_worker`)
+                            self._replace(worker, grace=RESTART_GRACE)
                         yield index, payload
                         continue
                     if kind == "error":

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mu2py.processes.supervisor import run_swept
+from mu2py.processes.workers import ending
 from mu2py.score import hosted, ports
 from mu2py.score.children import on_disk
 from mu2py.score.failures import FAILURE_CHARS
@@ -221,6 +222,7 @@ def warm_up(state: hosted.Host) -> None:
     if state.forks is None:
         state.forks = ForkServer(sorted({*state.spec.modules, *(m.split(".")[0] for m in state.spec.modules)}),
                                  state.spec.root, list(state.spec.sys_path))
+        ending(state.forks.close)  # reaped by this worker: its children's CPU time counts in the command's
 
 
 def _fresh_pytest(state: hosted.Host, args: list[str], spec_path: str, tmp: str, timeout: float) -> tuple[Any, str]:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from mu2py.processes.workers import Processes
+from mu2py.processes.workers import Processes, exit_worker
 from mu2py.score.catalog import Catalog
 from mu2py.score.plan import ScoreUnit, UnitKind
 from mu2py.score.spec import SuiteSpec, moved
@@ -213,7 +213,7 @@ def host_entry(spec: SuiteSpec, catalog: Catalog | None, serve: Callable[[], Non
         serve()
         # every reply is sent and the parent is waiting for this process to end: pytest's session finish (a
         # terminal summary that imports Hypothesis, over a second, for nobody to read) would only delay it
-        os._exit(0)
+        exit_worker()
 
     host(spec, serve_then_exit, catalog)
 

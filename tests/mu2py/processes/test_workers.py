@@ -29,6 +29,17 @@ def work(unit):
             held.append(bytearray(value))
             time.sleep(0.01)
         return len(held)
+    if kind in ("child", "child-restart"):  # a process that spends CPU, then waits for its stdin to close
+        import subprocess, sys
+        from mu2py.processes.workers import ending, request_restart
+        burn = ("import sys, time\\nend = time.process_time() + %r\\n"
+                "while time.process_time() < end: pass\\nsys.stdin.read()")
+        child = subprocess.Popen([sys.executable, "-c", burn % value], stdin=subprocess.PIPE)
+        ending(lambda: (child.kill(), child.wait()))
+        if kind == "child-restart":
+            request_restart()
+        time.sleep(value + 0.5)
+        return 0
     if kind == "wait":  # waiting for another worker, saying so as it goes: no hang
         from mu2py.processes.workers import extend_deadline
         for _ in range(4):
@@ -108,3 +119,20 @@ def test_a_worker_holding_more_memory_than_allowed_is_killed(work):
         assert results[1] == 2  # a new worker took over
         pool.memory_limit = 2**40
         assert dict(pool.map_unordered(work, [("eat", 2**20)])) == {0: 200}
+
+
+@pytest.mark.parametrize("kind", ["child", "child-restart"])
+def test_a_process_a_worker_started_is_reaped_by_it_and_its_cpu_time_counts(work, kind):
+    # a worker ends what it was asked to (`ending`) before it exits, whether it is closed or replaced: the child is
+    # reaped by the worker, and the worker by this process, so the child's CPU time reaches this process's own
+    # children's (an orphan is reaped by init, and `time mu2py ...` would never see its CPU time)
+    import resource
+
+    def children_cpu():
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return usage.ru_utime + usage.ru_stime
+
+    before = children_cpu()
+    with Processes(1) as pool:
+        assert dict(pool.map_unordered(work, [(kind, 1.0)], deadline=30)) == {0: 0}
+    assert children_cpu() - before >= 0.95
