@@ -502,13 +502,13 @@ def _executed(state: hosted.Host, allowance: float = 0.0) -> list[frozenset[Any]
         _, modules = hosted.import_graph(state)
         files = {f for m in modules.values() for f in (m.__file__, os.path.realpath(m.__file__ or ""))}
         executed = []
-        # the state every test starts from is settled before the hook is set: settled with it, the ledger would
-        # put a trace function back after every later test of this worker
         # the names of the dicts module bodies bound, whose keys each test reads are noted too (see `keyed`)
         names = frozenset(name for m in modules.values() for name, value in vars(m).items()
                           if type(value) is dict and not name.startswith("__"))
         keys = keyed.KeyRecord(names)
         reads = []
+        # the state every test starts from is settled before the hook is set: settled with it, the ledger would
+        # put a trace function back after every later test of this worker
         hosted.before_test(state)
         with _recording(files, keys) as record:
             for item in state.order:
