@@ -68,8 +68,9 @@ class ContainerSnapshot:
                 self.caches.append((inner, info().currsize))
 
     def holders(self) -> list[Any]:
-        """The snapshot's own objects that refer to the tracked containers (bookkeeping, not program state)."""
-        return [self.saved, *self.saved]
+        """The snapshot's own objects that refer to the tracked containers or to what they held (bookkeeping, not
+        program state): a copy of a table of the module's tables holds the originals a re-run body replaced."""
+        return [self.saved, *self.saved, *(contents for _, contents in self.saved)]
 
     def reset(self) -> int:
         """Restore every container whose contents changed; returns how many were restored."""

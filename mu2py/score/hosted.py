@@ -32,6 +32,7 @@ from mu2py.score.catalog import Catalog, Probes
 from mu2py.score.children import Children
 from mu2py.score.forkserver import ForkServer
 from mu2py.score.imports import ImportGraph, module_facts
+from mu2py.score.params import Collected
 from mu2py.score.sandbox import ScratchCopy
 from mu2py.score.spec import SuiteSpec, build_program
 
@@ -67,6 +68,7 @@ class Host:
     sandbox: ScratchCopy | None = None
     children: Children | None = None  # what the tests' child processes reach, and where they import from
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per test: its parameters as collected
+    collected: Collected | None = None  # the parameter values as collected, and what holds them (see `params`)
     opened: set[str] | None = None  # while recording: files under the root the suite opens
     locals_: list[tuple[Any, dict[str, Any]]] = field(default_factory=list)  # module-level threading.local state
     unimportable: dict[str, str] = field(default_factory=dict)  # module name -> why it cannot be imported here

@@ -22,7 +22,11 @@ class ModuleFacts:
     `bindings` maps a name bound by `from S import N [as alias]` at import time to
     (S, N), with relative imports resolved; `star` lists the modules it star-imports;
     `loads` and `attrs` are the names and attribute names that its import-time code reads
-    (module body, class bodies, decorators, default values, annotations; not function bodies).
+    (module body, class bodies, decorators, default values, annotations; not function bodies);
+    `params` are those of them it reads only as whole argument values of `pytest.mark.parametrize`
+    (`[(CSS3, TABLE)]`: each read of `TABLE` an element of an entry's tuple, or an entry itself), or
+    as the argument values themselves, which pytest iterates (`parametrize("name", TABLE)`: those in
+    `iterated` too).
     """
 
     name: str
@@ -30,6 +34,8 @@ class ModuleFacts:
     star: tuple[str, ...]
     loads: frozenset[str]
     attrs: frozenset[str]
+    params: frozenset[str] = frozenset()
+    iterated: frozenset[str] = frozenset()
 
 
 def _resolve(module: str, is_package: bool, level: int, target: str | None) -> str:
@@ -51,6 +57,9 @@ class _ImportTime(ast.NodeVisitor):
         self.star: list[str] = []
         self.loads: set[str] = set()
         self.attrs: set[str] = set()
+        self.other: set[str] = set()  # names and attribute names read other than as a parametrize value too
+        self._values: set[int] = set()  # ids of the nodes that are parametrize values (see `visit_Call`)
+        self.iterated: set[str] = set()  # names and attribute names given as parametrize's argument values
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         source = _resolve(self.module, self.is_package, node.level, node.module)
@@ -63,10 +72,32 @@ class _ImportTime(ast.NodeVisitor):
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load):
             self.loads.add(node.id)
+            if id(node) not in self._values:
+                self.other.add(node.id)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if isinstance(node.ctx, ast.Load):
             self.attrs.add(node.attr)
+            if id(node) not in self._values:
+                self.other.add(node.attr)
+        self.generic_visit(node)  # `module.TABLE`: `module` is read as any name is
+
+    def visit_Call(self, node: ast.Call) -> None:
+        # `pytest.mark.parametrize(names, [(a, TABLE), ...])`: pytest hands each argument value as it is to the
+        # test (a re-created value can take its place among the collected tests' parameters)
+        func = node.func
+        if (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "") \
+                == "parametrize":
+            given = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg == "argvalues"), None)
+            if isinstance(given, (ast.List, ast.Tuple)):
+                for entry in given.elts:
+                    for value in entry.elts if isinstance(entry, (ast.List, ast.Tuple)) else [entry]:
+                        if isinstance(value, (ast.Name, ast.Attribute)):
+                            self._values.add(id(value))
+            elif isinstance(given, (ast.Name, ast.Attribute)):
+                self._values.add(id(given))
+                self.iterated.add(given.id if isinstance(given, ast.Name) else given.attr)
         self.generic_visit(node)
 
     def _signature(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
@@ -100,7 +131,8 @@ def module_facts(name: str, source: str, is_package: bool = False) -> ModuleFact
     except (SyntaxError, ValueError, RecursionError):
         pass
     return ModuleFacts(name, visitor.bindings, tuple(visitor.star), frozenset(visitor.loads),
-                       frozenset(visitor.attrs))
+                       frozenset(visitor.attrs), frozenset((visitor.loads | visitor.attrs) - visitor.other),
+                       frozenset(visitor.iterated))
 
 
 class ImportGraph:
@@ -164,6 +196,19 @@ class ImportGraph:
         if (module, name) not in self._readers:
             self._readers[module, name] = self._find_readers(module, name)
         return self._readers[module, name]
+
+    def read_as_parameter(self, reader: str, module: str, name: str) -> str | None:
+        """How `reader` reads `module.name` at import time when it reads it only for parametrize (see
+        `ModuleFacts.params`): "iterated" when the argument values are it, else "value" (what it read lives on in
+        the collected tests' parameters alone); None when it reads it otherwise, or not at all."""
+        other = self.facts.get(reader)
+        if other is None:
+            return None
+        read = ([name] if name in other.attrs else []) + [
+            a for a in other.loads if self.origin(other.name, a) == (module, name)]
+        if not read or not all(r in other.params for r in read):
+            return None
+        return "iterated" if any(r in other.iterated for r in read) else "value"
 
     def _find_readers(self, module: str, name: str) -> list[str]:
         found = []

@@ -67,6 +67,8 @@ class Reload:
     reads: dict[str, frozenset[str]] = field(default_factory=dict)
     # names in `changed_names` bound only to a dict replaced by one that differs at these keys (see `keyed`)
     keyed: dict[str, frozenset[Any]] = field(default_factory=dict)
+    # id(original) -> the re-created value bound in its place: what a test given the original as a parameter gets
+    replaced: dict[int, Any] = field(default_factory=dict)
 
     def observed_by(self, code: types.CodeType, apart: frozenset[str] = frozenset()) -> bool:
         """Whether running `code` can see this reload's changes: it is a changed function's code, or reads by

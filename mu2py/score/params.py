@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -30,6 +31,70 @@ def keep_params(items: Iterable[Any]) -> dict[str, dict[str, Any]]:
                 continue  # a test that needs it fresh (see `units.baseline`)
         kept_by_test[item.nodeid] = kept
     return kept_by_test
+
+
+@dataclass
+class Collected:
+    """The parameter values of the collected tests, each as collected, and the containers pytest keeps them in.
+
+    A module-level value a test module passed to `pytest.mark.parametrize` while it was imported
+    lives on in these only: `holders` are no program state (see `reload`), and `swap` puts the
+    value a re-run module body made in its place, in every test that was given it, as a fresh
+    collection would (see `imports.ModuleFacts.params`).
+    """
+
+    given: list[tuple[Any, str, Any]]  # (test item, parameter name, value as collected)
+    holders: list[Any]  # the parameters' dicts, the parametrize marks' value lists and their entries, `given`
+
+    @classmethod
+    def of(cls, items: Iterable[Any]) -> Collected:
+        """The parameters of `items`, read before any test ran."""
+        given, holders = [], []
+        for item in items:
+            params = getattr(getattr(item, "callspec", None), "params", None)
+            if params:
+                holders.append(params)
+                given += [(item, name, value) for name, value in params.items()]
+            for mark in getattr(item, "iter_markers", lambda name: ())("parametrize"):
+                values = mark.args[1] if len(mark.args) > 1 else mark.kwargs.get("argvalues")
+                holders.append(mark.args)  # `parametrize("name", TABLE)`: the mark's arguments hold the table
+                if isinstance(values, (list, tuple)):
+                    holders += [values, *(v for v in values if isinstance(v, (list, tuple)))]
+        return cls(given, [*holders, given, *given])
+
+    def given_to(self, replaced: dict[int, Any]) -> set[str]:
+        """The node ids of the tests given an object of `replaced` (by id) as a parameter."""
+        return {item.nodeid for item, _, value in self.given if id(value) in replaced} if replaced else set()
+
+    def swap(self, replaced: dict[int, Any], kept: dict[str, dict[str, Any]]) -> list[tuple[Any, ...]]:
+        """Give every test whose parameter was collected as an object of `replaced` (by id) its replacement, its
+        kept copy too (see `restore_params`); the undo entries for `unswap`."""
+        undo: list[tuple[Any, ...]] = []
+        if not replaced:
+            return undo
+        for item, name, value in self.given:
+            new = replaced.get(id(value), _MISSING)
+            if new is _MISSING:
+                continue
+            params, pristine = item.callspec.params, kept.get(item.nodeid, {})
+            undo.append((params, name, params.get(name, _MISSING), pristine, pristine.get(name, _MISSING)))
+            params[name] = new
+            if name in pristine:
+                pristine[name] = copy.deepcopy(new)
+        return undo
+
+
+def unswap(undo: list[tuple[Any, ...]]) -> None:
+    """Put back what `Collected.swap` changed."""
+    for params, name, value, pristine, kept in reversed(undo):
+        for target, previous in ((params, value), (pristine, kept)):
+            if previous is _MISSING:
+                target.pop(name, None)
+            else:
+                target[name] = previous
+
+
+_MISSING = object()
 
 
 def _same_state(a: Any, b: Any, depth: int = 6) -> bool:

@@ -64,6 +64,20 @@ def _ignored_referrers() -> list[Any]:
             *(g for g in generics if g is not None)]
 
 
+_PARAMETER_TYPES = (dict, list, tuple, set, frozenset)  # values whose parametrize ids are their positions
+
+
+def _iterates_alike(old: Any, new: Any) -> bool:
+    """Whether iterating `old` and `new` gives equal atoms in the same order (a dict's keys: its values may differ)."""
+    if isinstance(old, (set, frozenset)):
+        return False  # an order of its own: the same elements may be collected in another order
+    try:
+        before, after = list(old), list(new)
+    except Exception:  # noqa: BLE001 - what cannot be iterated again is not the same
+        return False
+    return len(before) == len(after) and all(
+        is_atom(a) and type(a) is type(b) and a == b for a, b in zip(before, after, strict=True))
+
 Code = chunks.Body | types.CodeType
 """A module body's code: whole, or statement by statement (see `chunks`)."""
 Run = Callable[[Code, dict[str, Any]], None]
@@ -134,6 +148,11 @@ class Reloads:
         """Whether running `code` can see a change of any record, names in `apart` aside (see
         `Reload.observed_by`)."""
         return any(record.observed_by(code, apart) for record in self.records)
+
+    @property
+    def replaced(self) -> dict[int, Any]:
+        """id(original) -> its replacement, over all records (see `Reload.replaced`)."""
+        return {key: new for record in self.records for key, new in record.replaced.items()}
 
     @property
     def keyed(self) -> dict[str, frozenset[Any]]:
@@ -239,6 +258,12 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
         # and a call it made then is caught in `merge`; a merged class's changed data may have been read
         if not merged:
             readers = graph.readers_at_import(module.__name__, name)
+            if readers and type(old) is type(new) and type(new) in _PARAMETER_TYPES:
+                # a test module that passed it to parametrize, and only so: its tests are given the re-created value
+                # (`params.Collected.swap`), under the same ids (pytest numbers a container's, never spells it); one
+                # that gave it as the argument values collected the same tests when iterating it gives the same atoms
+                settled = ("value", "iterated") if _iterates_alike(old, new) else ("value",)
+                readers = [r for r in readers if graph.read_as_parameter(r, module.__name__, name) not in settled]
             if readers:
                 _read_doubt(reload, f"{readers[0]} reads {name} while it is imported", readers)
         elif id(old) in reload.data_changed:
@@ -251,6 +276,8 @@ def _carry_over(reload: Reload, graph: ImportGraph, modules: dict[str, types.Mod
             continue
         reload.changed_names.add(name)
         named[name] = [name]
+        if not is_atom(old):
+            reload.replaced[id(old)] = new
         original_class = reload.mapping.get(id(type(new)))
         if original_class is not None:
             try:
@@ -356,8 +383,10 @@ def _check_unreferenced(reload: Reload, replaced: list[tuple[str, Any]], changed
     # the originals in one tuple of ours, passed as is: `get_referrers(*generator)` builds an argument tuple
     # that Python 3.13 reports as a referrer of every original in it
     originals = tuple(old for _, old in replaced)
-    # each once: `_held_only_by` counts their references
-    mine = list({id(x): x for x in (reload.saved, reload.undo, reload.keep, changed, replaced, originals, *changed,
+    # each once: `_held_only_by` counts their references.  An original held by another original only (a table of
+    # the module's tables, re-created with them) is no program state: each original's own holders are checked too
+    mine = list({id(x): x for x in (reload.saved, reload.undo, reload.keep, changed, replaced, originals, *originals,
+                                    *changed,
                                     *replaced, *reload.undo, *_ignored_referrers(),
                                     *(entry[3] for entry in reload.undo), *(entry[1] for entry in changed),
                                     reload.bookkeeping, *reload.bookkeeping)}.values())

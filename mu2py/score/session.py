@@ -22,7 +22,7 @@ from typing import Any
 from mu2py.score import given, hosted, runner
 from mu2py.score.catalog import Catalog
 from mu2py.score.children import Children
-from mu2py.score.params import keep_params
+from mu2py.score.params import Collected, keep_params
 from mu2py.score.sandbox import ScratchCopy
 from mu2py.score.spec import PYTEST_OPTIONS, SuiteSpec, plugin_options
 
@@ -53,6 +53,7 @@ class _HostPlugin:
         given.force_seed()  # the same examples on every run (see `given`)
         given.timed_examples(host.order)
         host.params = keep_params(host.order)
+        host.collected = Collected.of(host.order)
         self.served = True
         self.serve()
         return True

@@ -38,6 +38,7 @@ from mu2py.score import at_import, children, chunks, hosted, keyed, ports, runne
 from mu2py.score.children import code_objects, entered_code, sites_of
 from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up
+from mu2py.score.params import unswap
 from mu2py.score.plan import ScoreUnit, TestSlot, UnitKind
 from mu2py.score.recorded import SuiteRecord, TestRecord
 from mu2py.score.reload import ReloadError, reload_with_readers
@@ -365,6 +366,8 @@ def reexec(unit: ScoreUnit) -> Result:
                                        {name: swap.original_code for name, swap in state.swaps.items()},
                                        [*state.containers.holders(), state.locals_, *state.locals_,
                                         state.imported, *(b.saved for b in state.imported),
+                                        # the collected tests' parameters: given the re-created value below
+                                        *(state.collected.holders if state.collected is not None else ()),
                                         # memo caches empty after import: every test starts with them cleared
                                         *(cache for cache, size in state.containers.caches if size == 0)],
                                        state.ran_at_collection, run=run_traced if statement is not None else None)
@@ -387,6 +390,11 @@ def reexec(unit: ScoreUnit) -> Result:
         reloaded.restore()
         hosted.restore_tree(state)
         return Verdict(Status.SURVIVED, pruned=at_import.NOT_RUN)
+    # a test given an original as a parameter (a test module passed it to parametrize) gets the re-created value,
+    # as a fresh collection would give it, and judges the mutant
+    collected = state.collected
+    given = collected.given_to(reloaded.replaced) if collected is not None else set()
+    swapped = collected.swap(reloaded.replaced, state.params) if collected is not None else []
     try:
         tests = scripted or unit.tests
         if reloaded.observable_by_name and not scripted:
@@ -396,7 +404,7 @@ def reexec(unit: ScoreUnit) -> Result:
             by_key = {name: keys for name, keys in reloaded.keyed.items() if name in state.key_names}
             observers = {c for c in state.ran_by_any if reloaded.observed_by(c, frozenset(by_key))}
             here = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers
-                    or (by_key and keyed.reads_changed(state.keys_read[t[2]], by_key))]
+                    or (by_key and keyed.reads_changed(state.keys_read[t[2]], by_key)) or t[0] in given]
             # those that see it only in a child process last, as in `plan` (they cost a process start each)
             tests = here + [t for t in tests if t not in here and _seen_in_children(state, unit, m, reloaded, t[2])]
             # the tests that cannot run twice in one process all stay: what one runs when recorded here depends
@@ -410,6 +418,7 @@ def reexec(unit: ScoreUnit) -> Result:
         with _on_disk(state, unit, m, tests):
             judged = _run_tests(state, tests, unit.first)
     finally:
+        unswap(swapped)
         reloaded.restore()
         damaged = hosted.restore_tree(state)
     verdict = _checked(state, judged)

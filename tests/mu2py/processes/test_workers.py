@@ -33,12 +33,12 @@ def work(unit):
         import subprocess, sys
         from mu2py.processes.workers import ending, request_restart
         burn = ("import sys, time\\nend = time.process_time() + %r\\n"
-                "while time.process_time() < end: pass\\nsys.stdin.read()")
-        child = subprocess.Popen([sys.executable, "-c", burn % value], stdin=subprocess.PIPE)
+                "while time.process_time() < end: pass\\nprint(flush=True)\\nsys.stdin.read()")
+        child = subprocess.Popen([sys.executable, "-c", burn % value], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         ending(lambda: (child.kill(), child.wait()))
         if kind == "child-restart":
             request_restart()
-        time.sleep(value + 0.5)
+        child.stdout.readline()  # it spent its CPU time (however loaded the machine)
         return 0
     if kind == "wait":  # waiting for another worker, saying so as it goes: no hang
         from mu2py.processes.workers import extend_deadline

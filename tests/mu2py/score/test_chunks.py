@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 import traceback
 from typing import Any
 
@@ -131,3 +132,26 @@ def test_any_module_split_runs_as_its_whole(parts: list[str], which: int) -> Non
     assert {k: v for k, v in whole.items() if k not in ("f", "K", "__builtins__")} == \
         {k: v for k, v in split.items() if k not in ("f", "K", "__builtins__")}
     assert ("f" in whole) == ("f" in split) and ("K" in whole) == ("K" in split)
+
+
+def test_a_trace_of_a_body_sees_only_the_lines_its_statements_run() -> None:
+    # a fallback never run, then a statement compiled with the module's imports (past the module's last line):
+    # the trace of a re-run body tells which lines ran (`at_import`), and line 4 must not seem run
+    source = "import sys\ntry:\n    import json as fast\nexcept ImportError:\n    fast = None\n" \
+             "LIMIT = sys.maxsize\n\"A note.\"\nLATER = fast.dumps(1)\n"
+    body = chunks.Statements.of(source, "t.py").body(source.replace("(1)", "(2)"))
+    lines: set[int] = set()
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        if frame.f_code.co_filename == "t.py":
+            if event == "line":
+                lines.add(frame.f_lineno)
+            return trace
+        return None
+
+    sys.settrace(trace)
+    try:
+        _run(body)
+    finally:
+        sys.settrace(None)
+    assert {n for n in lines if n <= len(source.split("\n"))} == {1, 2, 3, 6, 7, 8}
