@@ -126,8 +126,8 @@ class Statements:
             padding = "\n" * (span.start - 2) + "global __mu2py_statement__\n"
         source = padding + text + ("" if text.endswith("\n") else "\n")
         if self.prelude:
-            # the prelude past the module's last line: the lines it makes code for (the implicit return, 3.12's
-            # `if 0:`) are lines of no statement, which the trace of a re-run body may see run
+            # the prelude past the module's last line: the lines it makes code for (a NOP for its `if 0:`, the
+            # implicit return) are lines of no statement, which the trace of a re-run body may see run
             source += "\n" * (len(self.lines) + 1 - source.count("\n")) + self.prelude + "\n"
         return self._compile(source)
 
