@@ -78,6 +78,7 @@ def _iterates_alike(old: Any, new: Any) -> bool:
     return len(before) == len(after) and all(
         is_atom(a) and type(a) is type(b) and a == b for a, b in zip(before, after, strict=True))
 
+
 Code = chunks.Body | types.CodeType
 """A module body's code: whole, or statement by statement (see `chunks`)."""
 Run = Callable[[Code, dict[str, Any]], None]
