@@ -66,12 +66,11 @@ class Collected:
         """The node ids of the tests given an object of `replaced` (by id) as a parameter."""
         return {item.nodeid for item, _, value in self.given if id(value) in replaced} if replaced else set()
 
-    def swap(self, replaced: dict[int, Any], kept: dict[str, dict[str, Any]]) -> list[tuple[Any, ...]]:
+    def swap(self, replaced: dict[int, Any], kept: dict[str, dict[str, Any]], undo: list[tuple[Any, ...]]) -> None:
         """Give every test whose parameter was collected as an object of `replaced` (by id) its replacement, its
-        kept copy too (see `restore_params`); the undo entries for `unswap`."""
-        undo: list[tuple[Any, ...]] = []
+        kept copy too (see `restore_params`), each change noted in `undo` (for `unswap`) before it is made."""
         if not replaced:
-            return undo
+            return
         for item, name, value in self.given:
             new = replaced.get(id(value), _MISSING)
             if new is _MISSING:
@@ -80,8 +79,10 @@ class Collected:
             undo.append((params, name, params.get(name, _MISSING), pristine, pristine.get(name, _MISSING)))
             params[name] = new
             if name in pristine:
-                pristine[name] = copy.deepcopy(new)
-        return undo
+                try:
+                    pristine[name] = copy.deepcopy(new)
+                except Exception:  # noqa: BLE001 - as `keep_params`: a value that cannot be copied is not kept
+                    del pristine[name]
 
 
 def unswap(undo: list[tuple[Any, ...]]) -> None:

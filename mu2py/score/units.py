@@ -394,8 +394,10 @@ def reexec(unit: ScoreUnit) -> Result:
     # as a fresh collection would give it, and judges the mutant
     collected = state.collected
     given = collected.given_to(reloaded.replaced) if collected is not None else set()
-    swapped = collected.swap(reloaded.replaced, state.params) if collected is not None else []
+    swapped: list[tuple[Any, ...]] = []
     try:
+        if collected is not None:
+            collected.swap(reloaded.replaced, state.params, swapped)
         tests = scripted or unit.tests
         if reloaded.observable_by_name and not scripted:
             # only the tests that ran code able to see a change: a changed function, or a read by name
