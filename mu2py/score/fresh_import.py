@@ -14,11 +14,13 @@ to interpreter-wide state is the caller's ledger's to check.
 from __future__ import annotations
 
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 import types
 from collections.abc import Iterable, Sequence
 from importlib.machinery import ModuleSpec
+from typing import Any
 
 from mu2py.score import chunks
 
@@ -42,6 +44,10 @@ class _Serve(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: types.ModuleType) -> None:
         chunks.execute(self.code, vars(module))
+
+    def get_resource_reader(self, fullname: str) -> Any:
+        """The package's data files (`importlib.resources.files`), as a plain import's file loader reads them."""
+        return importlib.machinery.SourceFileLoader(fullname, self.file).get_resource_reader(fullname)
 
 
 def collection_error(name: str, file: str, is_package: bool, code: chunks.Body | types.CodeType, project: Iterable[str],

@@ -50,6 +50,10 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if _spec["is_package"]:
             module.__path__ = [os.path.dirname(_spec["file"])]
         exec(compile(_spec["source"], _spec["file"], "exec"), module.__dict__)
+    def get_resource_reader(self, name):
+        # the package's data files (importlib.resources.files) as a plain import's file loader reads them
+        from importlib.machinery import SourceFileLoader
+        return SourceFileLoader(name, _spec["file"]).get_resource_reader(name)
 sys.meta_path.insert(0, _Finder())
 # a test that binds a fixed address holds the score workers' bind lock until it ends (see mu2py.score.ports)
 import fcntl, threading, pytest
