@@ -62,19 +62,18 @@ class Collected:
                     holders += [values, *(v for v in values if isinstance(v, (list, tuple)))]
         return cls(given, [*holders, given, *given])
 
-    def given_to(self, replaced: dict[int, Any]) -> set[str]:
-        """The node ids of the tests given an object of `replaced` (by id) as a parameter."""
-        return {item.nodeid for item, _, value in self.given if id(value) in replaced} if replaced else set()
-
-    def swap(self, replaced: dict[int, Any], kept: dict[str, dict[str, Any]], undo: list[tuple[Any, ...]]) -> None:
+    def swap(self, replaced: dict[int, Any], kept: dict[str, dict[str, Any]], undo: list[tuple[Any, ...]]) -> set[str]:
         """Give every test whose parameter was collected as an object of `replaced` (by id) its replacement, its
-        kept copy too (see `restore_params`), each change noted in `undo` (for `unswap`) before it is made."""
+        kept copy too (see `restore_params`), each change noted in `undo` (for `unswap`) before it is made; the
+        node ids of those tests."""
+        given: set[str] = set()
         if not replaced:
-            return
+            return given
         for item, name, value in self.given:
             new = replaced.get(id(value), _MISSING)
             if new is _MISSING:
                 continue
+            given.add(item.nodeid)
             params, pristine = item.callspec.params, kept.get(item.nodeid, {})
             undo.append((params, name, params.get(name, _MISSING), pristine, pristine.get(name, _MISSING)))
             params[name] = new
@@ -83,6 +82,7 @@ class Collected:
                     pristine[name] = copy.deepcopy(new)
                 except Exception:  # noqa: BLE001 - as `keep_params`: a value that cannot be copied is not kept
                     del pristine[name]
+        return given
 
 
 def unswap(undo: list[tuple[Any, ...]]) -> None:

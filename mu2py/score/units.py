@@ -392,12 +392,9 @@ def reexec(unit: ScoreUnit) -> Result:
         return Verdict(Status.SURVIVED, pruned=at_import.NOT_RUN)
     # a test given an original as a parameter (a test module passed it to parametrize) gets the re-created value,
     # as a fresh collection would give it, and judges the mutant
-    collected = state.collected
-    given = collected.given_to(reloaded.replaced) if collected is not None else set()
     swapped: list[tuple[Any, ...]] = []
     try:
-        if collected is not None:
-            collected.swap(reloaded.replaced, state.params, swapped)
+        given = state.collected.swap(reloaded.replaced, state.params, swapped) if state.collected is not None else set()
         tests = scripted or unit.tests
         if reloaded.observable_by_name and not scripted:
             # only the tests that ran code able to see a change: a changed function, or a read by name
