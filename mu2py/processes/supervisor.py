@@ -12,7 +12,13 @@ at the end of the command.  A process they started thus never outlives the comma
 grace period, then `end` sweeps its group, kills it if it is still there, and reaps it.  The group is swept before
 the process is reaped: a process group id is not reused while its leader's pid is held.
 `exit_detail` says how a process ended, for the verdict of a unit that ended it; `run_swept` runs a
-command as a subprocess leading its own session, swept however it ends.  The fork server
+command as a subprocess leading its own session, swept however it ends.
+
+Each `Child` carries a `Watch`: the deadline and the memory cap on the work it is doing now (a score
+or props unit, a phase of a fuzz host's batch).  The supervisor polls `Child.overrun()` while it waits
+for an answer; a reason back means the process is ended and the work judged lost (or, for a mutant,
+a timeout or a crash).  Both supervisors (the fuzz host's runner and the worker pool) use it, so a
+deadline is moved, cut and checked, and memory is capped, in one place.  The fork server
 (`score.forkserver`), a script that must not import mu2py, does the same for each child it forks.
 
 Invariant: after `Child.end()` returns, no process of that child's group is alive (but one that
@@ -21,16 +27,18 @@ made itself a group or session leader), and the child itself is reaped.
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
 import tempfile
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import Any
 
 from multiprocess.connection import wait
 
-from mu2py.processes.child import send
+from mu2py.processes.child import memory_of, send
 
 
 def lead_group() -> None:
@@ -98,12 +106,72 @@ def run_swept(args: list[str], *, timeout: float | None = None, stdout: Any = su
         return Ran(code, *piped)
 
 
+@dataclass(frozen=True)
+class Overrun:
+    """Why a supervised process's work was ended: its memory (`memory`) or its deadline, in words (`detail`)."""
+
+    memory: bool
+    detail: str
+
+
+@dataclass
+class Watch:
+    """The deadline and the memory cap on what a supervised process is doing now (see the module docstring).
+
+    The deadline runs on the monotonic clock: `limit` seconds from `since`, moved later by `extend` (time the
+    work spent waiting on something not its own), and never past `cut_at` when the work asked to end by then
+    (`cut`).  The cap is on resident memory as /proc reads it: none where /proc cannot tell, or when `memory_cap`
+    is None.  Invariant: `overrun` names a reason exactly when one of the two is past.
+    """
+
+    memory_cap: int | None = None  # bytes
+    since: float = 0.0
+    limit: float = math.inf
+    cut_at: float | None = None
+
+    def set(self, limit: float, since: float | None = None) -> None:
+        """Watch new work: `limit` seconds from `since` (now by default), no cut."""
+        self.since = time.monotonic() if since is None else since
+        self.limit = limit
+        self.cut_at = None
+
+    def extend(self, seconds: float) -> None:
+        """Move the deadline `seconds` later."""
+        self.since += seconds
+
+    def cut(self, seconds: float | None) -> None:
+        """The work must end within `seconds` from now, whatever its limit (None: its limit alone again)."""
+        self.cut_at = None if seconds is None else time.monotonic() + seconds
+
+    def allowed(self) -> float:
+        """The seconds the work may take from `since`."""
+        if self.cut_at is None:
+            return self.limit
+        return min(self.limit, round(self.cut_at - self.since, 3))
+
+    def elapsed(self) -> float:
+        """The seconds since the work began (extensions left out)."""
+        return time.monotonic() - self.since
+
+    def overrun(self, pid: int | None) -> Overrun | None:
+        """Why the work of process `pid` must end now (its deadline passed, or it holds more than the cap), or
+        None."""
+        allowed = self.allowed()
+        if self.elapsed() > allowed:
+            return Overrun(False, f"overran the {allowed:g}s deadline")
+        if self.memory_cap is not None and pid and memory_of(pid)[1] > self.memory_cap:  # 0 where /proc cannot tell
+            return Overrun(True, f"held over {self.memory_cap // 2**20} MB of memory")
+        return None
+
+
 @dataclass
 class Child:
-    """A supervised process (multiprocess) and the supervisor's end of its pipe (see the module docstring)."""
+    """A supervised process (multiprocess), the supervisor's end of its pipe, and the watch on its current work
+    (see the module docstring)."""
 
     process: Any
     conn: Any
+    watch: Watch = field(default_factory=Watch)
 
     @classmethod
     def start(cls, context: Any, target: Any, args: tuple[Any, ...], *, daemon: bool) -> Child:
@@ -123,6 +191,10 @@ class Child:
     def sentinel(self) -> Any:
         """Ready when the process has ended (for `multiprocess.connection.wait`)."""
         return self.process.sentinel
+
+    def overrun(self) -> Overrun | None:
+        """Why the process's current work must end now (see `Watch.overrun`), or None."""
+        return self.watch.overrun(self.process.pid)
 
     def exit_detail(self) -> str:
         """How the process ended (see `exit_detail`)."""

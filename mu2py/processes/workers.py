@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -23,7 +22,7 @@ from typing import Any
 import multiprocess as mp
 from multiprocess.connection import wait
 
-from mu2py.processes.child import memory_of, pack, receive, send, unpack
+from mu2py.processes.child import pack, receive, send, unpack
 from mu2py.processes.supervisor import Child, end_group, lead_group
 
 
@@ -180,9 +179,7 @@ def _worker_main(conn: Any, init: bytes, hosting: bool) -> None:
 class _Worker:
     child: Child
     ready: bool = False
-    unit: int | None = None
-    started: float = 0.0
-    cut: float | None = None  # the unit must end by then (monotonic), whatever its deadline: see `cut_deadline`
+    unit: int | None = None  # its deadline and memory cap: `child.watch`
     stale: bool = False  # killed with a unit in flight when a call was left: replaced before the next call
 
 
@@ -255,7 +252,10 @@ class Processes:
                 if worker.ready and worker.unit is None and pending:
                     next_unit = pending.popleft()
                     attempts[next_unit] += 1
-                    worker.unit, worker.started, worker.cut = next_unit, time.monotonic(), None
+                    worker.unit = next_unit
+                    worker.child.watch.set(deadline(units[next_unit]) if callable(deadline)
+                                           else math.inf if deadline is None else deadline)
+                    worker.child.watch.memory_cap = self.memory_limit
                     # the C pickler first (`child.send`): multiprocess's dill pickles in Python, a large unit slowly
                     send(worker.child.conn, (next_unit, fn, units[next_unit]))
             waitables = [w.child.conn for w in self._pool] + [w.child.sentinel for w in self._pool]
@@ -274,10 +274,10 @@ class Processes:
                         worker.ready = True
                         continue
                     if kind == "extend":  # the unit waited (see `extend_deadline`): that time is not its own
-                        worker.started += payload
+                        worker.child.watch.extend(payload)
                         continue
                     if kind == "cut":  # see `cut_deadline`
-                        worker.cut = None if payload is None else time.monotonic() + payload
+                        worker.child.watch.cut(payload)
                         continue
                     if kind in ("ok", "restart"):
                         worker.unit = None
@@ -298,20 +298,13 @@ class Processes:
                         raise WorkerError(f"a worker failed to start ({worker.child.exit_detail()})")
                     lost_reason = f"worker died ({worker.child.exit_detail()})"
                 elif worker.unit is not None:
-                    limit = (deadline(units[worker.unit]) if callable(deadline)
-                             else math.inf if deadline is None else deadline)
-                    if worker.cut is not None:  # the unit asked for less (see `cut_deadline`)
-                        limit = min(limit, round(worker.cut - worker.started, 3))
-                    if time.monotonic() - worker.started > limit:
-                        lost_reason = f"overran the {limit:g}s deadline"
-                if (lost_reason is None and self.memory_limit is not None and worker.unit is not None
-                        and memory_of(worker.child.pid or 0)[1] > self.memory_limit):  # 0 where /proc cannot tell
-                    lost_reason = f"held over {self.memory_limit // 2**20} MB of memory"
+                    overrun = worker.child.overrun()
+                    lost_reason = overrun.detail if overrun is not None else None
                 if lost_reason is None:
                     continue
                 index = worker.unit
                 if index is not None:
-                    spent[index] += time.monotonic() - worker.started
+                    spent[index] += worker.child.watch.elapsed()
                 self._replace(worker)
                 if index is None:
                     continue

@@ -1,4 +1,5 @@
-"""The supervisor's sweep: whatever a supervised process started and left running ends with it."""
+"""The supervisor: whatever a supervised process started and left running ends with it, and its watch ends work
+that overran its deadline or its memory cap."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import time
 
 import multiprocess as mp
 
-from mu2py.processes.supervisor import Child, exit_detail, lead_group, run_swept
+from mu2py.processes.supervisor import Child, Watch, exit_detail, lead_group, run_swept
 from tests.conftest import running
 
 # starts `sleep 300`, prints its pid, then exits (or hangs, with an argument)
@@ -58,3 +59,40 @@ def test_a_child_s_group_is_swept_when_it_stops():
 
 def test_exit_detail_names_the_signal():
     assert exit_detail(-9) == "killed by SIGKILL" and exit_detail(3) == "exit code 3"
+
+
+def test_a_watch_s_deadline_moves_with_extend_and_cut():
+    watch = Watch()
+    watch.set(0.5)
+    assert watch.overrun(None) is None
+    watch.extend(-1.0)  # as if it began a second earlier
+    overrun = watch.overrun(None)
+    assert overrun is not None and not overrun.memory and overrun.detail == "overran the 0.5s deadline"
+    watch.set(60.0)
+    watch.cut(0.0)  # the work asked to end now, whatever its limit
+    time.sleep(0.01)
+    assert watch.allowed() < 1 and watch.overrun(None) is not None
+    watch.cut(None)
+    assert watch.allowed() == 60.0 and watch.overrun(None) is None
+
+
+def _hold_memory(conn):
+    lead_group()
+    held = bytearray(200 * 2**20)  # written, so resident
+    conn.send(len(held))
+    conn.recv_bytes()
+
+
+def test_a_child_holding_more_than_its_cap_is_overrun():
+    child = Child.start(mp.get_context("fork"), _hold_memory, (), daemon=True)
+    try:
+        assert child.conn.recv() == 200 * 2**20
+        child.watch.set(60.0)
+        assert child.overrun() is None  # no cap
+        child.watch.memory_cap = 100 * 2**20
+        overrun = child.overrun()
+        assert overrun is not None and overrun.memory and overrun.detail == "held over 100 MB of memory"
+        child.watch.memory_cap = 2**40
+        assert child.overrun() is None
+    finally:
+        child.end()
