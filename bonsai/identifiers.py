@@ -99,7 +99,7 @@ def _chars(seq: list[Any], icase: bool) -> frozenset[str] | None:
         found = _class(av)
     elif op is sre_c.BRANCH:
         parts = [_chars(list(alt), icase) for alt in av[1]]
-        found = None if any(p is None for p in parts) else frozenset().union(*parts)  # type: ignore[arg-type]
+        found = None if any(p is None for p in parts) else frozenset().union(*(p for p in parts if p is not None))
     elif op is sre_c.SUBPATTERN:
         return _chars(list(av[3]), icase or bool(av[1] & sre_c.SRE_FLAG_IGNORECASE))
     else:

@@ -170,7 +170,7 @@ def warning_difference(original: tuple[Warned, ...] | None, mutant: tuple[Warned
         a = original[k] if k < len(original) else None
         b = mutant[k] if k < len(mutant) else None
         if a is None or b is None or _plain(a) != _plain(b):
-            category, _, file, line = b if b is not None else a  # type: ignore[misc]
+            category, _, file, line = b if b is not None else a  # type: ignore[misc]  # one of a, b is set (see the if)
             return f"{'no ' if b is None else ''}{category.rpartition('.')[2]} at {file}:{line}"
     return ""
 

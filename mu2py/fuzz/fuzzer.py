@@ -515,13 +515,15 @@ class Fuzzer:
                 else:
                     new_cov = entry.new_coverage or 1  # not replayed: kept, as its campaign kept it
                 # the kills it brings that no input kept before it brought
-                kills = {mutant_id: reason for mutant_id, reason in entry.kills.items()
-                         if mutant_id in index and index[mutant_id] not in analysis.kills}  # type: ignore[union-attr]
+                kills = {} if analysis is None else {
+                    mutant_id: reason for mutant_id, reason in entry.kills.items()
+                    if mutant_id in index and index[mutant_id] not in analysis.kills}
                 if not new_cov and not kills:
                     continue
                 name = self.corpus.next_name()
                 for mutant_id, reason in kills.items():
-                    analysis.add_kill(index[mutant_id], Kill(name, KillReason(reason)))  # type: ignore[union-attr]
+                    assert analysis is not None  # kills come from an analysis
+                    analysis.add_kill(index[mutant_id], Kill(name, KillReason(reason)))
                 if infected is not None and not entry.judged:  # what judging it below costs (judging_cost)
                     self.mutant_runs.infected_of[name] = infected
                 kept = Entry(name=name, choices=decoded.choices, kinds=decoded.kinds, size=0, favored=bool(kills),

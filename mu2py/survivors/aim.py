@@ -152,8 +152,8 @@ def aim(spec: FunctionSpec, alive: set[str], trials: int | None, seconds: float 
         return killed
 
     # counted for this analysis only, on purpose
-    analysis.run_original = counted  # type: ignore[method-assign]
-    analysis.run_selected = judged  # type: ignore[method-assign]
+    analysis.run_original = counted  # type: ignore[method-assign]  # wrapped for this search only
+    analysis.run_selected = judged  # type: ignore[method-assign]  # as above
     fuzzer.close_analysis = False  # its mutant host stays up for the shrinking below
     try:
         try:
