@@ -20,8 +20,11 @@ is set), nothing is.
 from __future__ import annotations
 
 import ast
+import builtins
+import functools
 import inspect
 import sys
+import types
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -105,3 +108,47 @@ def lines_run(filename: str) -> Iterator[set[int] | None]:
         yield ran
     finally:
         sys.settrace(None)
+
+
+# builtins that compute from their arguments alone: a call of one computes the same in any process
+_PURE_CALLS = (dict, list, tuple, set, frozenset, str, bytes, int, float, bool, complex, range, slice, len, sorted,
+               reversed, min, max, sum, zip, enumerate, abs, round, any, all, chr, ord, isinstance, functools.partial)
+_MISSING = object()
+
+
+def computes_alike(node: ast.stmt, namespace: dict[str, Any], project: frozenset[str]) -> bool:
+    """Whether the module-level statement `node` computes the same in every process that runs its module's body (a
+    child process running the module as a script or importing it, and a worker re-running the body): an
+    assignment or an expression statement whose every name is bound (`namespace`, then the builtins) to a class
+    or function of the `project`'s modules, a named tuple's class, or a builtin that computes from its arguments
+    alone, and whose calls call only those builtins and named tuple classes.
+
+    Anything else may depend on the process: `__name__` (`"__main__"` in a script), a module (`sys.argv`,
+    `os.environ`), a value an earlier statement computed (from the environment, maybe), a project function
+    called (it may read any of those).  Only ever False for such a statement; False for some that do not."""
+    if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.Expr)):
+        return False
+    called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and not isinstance(n.func, ast.Name):
+            return False  # a method or an attribute called: any code
+        if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr,
+                          ast.Await, ast.Yield, ast.YieldFrom, ast.Starred)):
+            return False
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            value = namespace.get(n.id, _MISSING)
+            if value is _MISSING:
+                value = vars(builtins).get(n.id, _MISSING)
+            if not _alike(value, id(n) in called, project):
+                return False
+    return True
+
+
+def _alike(value: Any, called: bool, project: frozenset[str]) -> bool:
+    if any(value is pure for pure in _PURE_CALLS):
+        return True
+    if isinstance(value, type) and value.__bases__ == (tuple,) and "_fields" in vars(value):
+        return True  # a named tuple's class: its `__new__` keeps its arguments
+    if called:
+        return False
+    return isinstance(value, (type, types.FunctionType)) and getattr(value, "__module__", None) in project

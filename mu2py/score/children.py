@@ -10,6 +10,11 @@ copy of the project (see `sandbox`):
 - while the baseline runs, a `sitecustomize` first on that PYTHONPATH traces, in every Python child, the lines it
   runs of the files under test, and leaves them in the reach folder (`Reach`); the sites on those lines count as
   reached by the test (`TestRecord.in_children`);
+- in the code objects that read a module-level dict by a variable key (`keyed.sites`, listed by `Children.watch`
+  with the offsets of those loads), the child also notes the key each such load reads, by an opcode trace
+  (`TestRecord.child_keys`), so that a table mutant is judged only by the tests whose children read a key it
+  changed.  A child whose interpreter compiles the files otherwise (another magic number or `-O` level: other
+  offsets) notes that every watched code object it entered may have read any key;
 - while a unit whose tests reach the mutant through a child runs, the whole mutated module is written over the
   copy's file (`on_disk`), and the original is put back before anything else runs.
 
@@ -20,15 +25,20 @@ the boot folder once it started (the user's `sitecustomize`, if any, runs after 
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import json
 import os
 import shutil
+import sys
 import tokenize
 import types
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from mu2py.score import keyed
 
 if TYPE_CHECKING:
     from mu2py.score.sandbox import ScratchCopy
@@ -56,6 +66,8 @@ def _mu2py_reach():
 
     seen = {}  # file -> (lines run, (first line, name) of each code object entered)
     known = {}  # code file name -> the listed path it names, or None (a script run as `python pkg/mod.py`: relative)
+    watched = _mu2py_watched()  # (real path, first line, name) -> {offset: (dict name, variable)}, or None
+    keys = {}  # (file, first line, name) -> {dict name: set of the keys' reprs, or None: any key}
 
     def listed(name):
         for path in (name, os.path.abspath(name), os.path.realpath(name)):
@@ -73,12 +85,38 @@ def _mu2py_reach():
         lines, entered = seen.setdefault(file, (set(), set()))
         entered.add((code.co_firstlineno, code.co_name))
         lines.add(frame.f_lineno)
+        sites = watched[0].get((file, code.co_firstlineno, code.co_name)) if watched else None
 
         def local(frame, event, arg):
             if event == "line":
                 lines.add(frame.f_lineno)
             return local
-        return local
+        if sites is None:
+            return local
+        read = keys.setdefault((file, code.co_firstlineno, code.co_name), {})
+        if not watched[1]:  # compiled otherwise than the offsets say: any key, of every dict it reads by one
+            for name, _ in sites.values():
+                read[name] = None
+            return local
+
+        def opcode(frame, event, arg):
+            if event == "line":
+                lines.add(frame.f_lineno)
+            elif event == "opcode":
+                site = sites.get(frame.f_lasti)
+                if site is not None and read.get(site[0], ()) is not None:
+                    value = frame.f_locals.get(site[1], read)
+                    if value is not read:  # unbound: the load raises, and nothing is read
+                        text = _mu2py_atom(value)
+                        if text is None:
+                            read[site[0]] = None
+                        else:
+                            read.setdefault(site[0], set()).add(text)
+            return opcode
+        # the local trace function first: 3.12+ turns opcode events on only for a frame that has one
+        frame.f_trace = opcode
+        frame.f_trace_opcodes = True
+        return opcode
 
     started = time.monotonic_ns()
 
@@ -88,8 +126,12 @@ def _mu2py_reach():
         # one file per process, rewritten at each dump: an exec'd Python has the same pid, a forked one another
         path = os.path.join(out, "%d-%d.json" % (os.getpid(), started))
         try:
+            found = {f: [sorted(lines), sorted(entered), []] for f, (lines, entered) in seen.items()}
+            for (f, first, name), read in keys.items():
+                for table, got in read.items():
+                    found[f][2].append([first, name, table, None if got is None else sorted(got)])
             with open(path + ".part", "w", encoding="utf-8") as fh:
-                json.dump({f: [sorted(lines), sorted(entered)] for f, (lines, entered) in seen.items()}, fh)
+                json.dump(found, fh)
             os.replace(path + ".part", path)
         except OSError:
             pass
@@ -102,6 +144,40 @@ def _mu2py_reach():
     sys.addaudithook(audit)
     threading.settrace(trace)
     sys.settrace(trace)
+
+
+def _mu2py_watched():
+    """The watch list (see `Children.watch`): ({(real path, first line, name): {offset: (dict, variable)}}, whether
+    this interpreter compiles as the one that listed the offsets), or None."""
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "keys"), encoding="utf-8") as fh:
+            rows = fh.read().splitlines()
+    except OSError:
+        return None
+    if not rows:
+        return None
+    import _frozen_importlib_external
+
+    same = rows[0] == "%s %d" % (_frozen_importlib_external.MAGIC_NUMBER.hex(), sys.flags.optimize)
+    found = {}
+    for row in rows[1:]:
+        file, first, name, offset, table, variable = row.split("\t")
+        found.setdefault((file, int(first), name), {})[int(offset)] = (table, variable)
+    return found, same
+
+
+def _mu2py_atom(value):
+    """The repr of a key that reads back as an equal value (`ast.literal_eval`), or None."""
+    kind = type(value)
+    if kind in (str, bytes, int, bool) or value is None:
+        return repr(value)
+    if kind is float and value == value and value not in (float("inf"), float("-inf")):
+        return repr(value)
+    if kind is tuple:
+        parts = [_mu2py_atom(v) for v in value]
+        if None not in parts:
+            return "(" + "".join(p + ", " for p in parts) + ")"
+    return None
 
 
 def _mu2py_chain():
@@ -129,6 +205,8 @@ class Ran:
 
     lines: set[int] = field(default_factory=set)
     entered: set[tuple[int, str]] = field(default_factory=set)  # (first line, name) of each code object
+    # (first line, name) of a watched code object -> dict name -> the keys it read (their reprs), None: any
+    keys: dict[tuple[int, str], dict[str, set[str] | None]] = field(default_factory=dict)
 
 
 class Children:
@@ -144,6 +222,19 @@ class Children:
         with open(os.path.join(boot, "files"), "w", encoding="utf-8") as fh:
             fh.write("\n".join(self.files) + "\n")
         self.sys_path = list(sys_path)
+
+    def watch(self, files: dict[str, types.CodeType], names: frozenset[str]) -> None:
+        """List for the children the loads of a variable key under `names` (see `keyed.sites`) in the code of
+        `files` (path -> the module code a child's import compiles from it), with the interpreter that
+        compiled it: a child compiling otherwise gets other offsets (see the module docstring)."""
+        rows = [f"{importlib.util.MAGIC_NUMBER.hex()} {sys.flags.optimize}"]
+        for path, body in files.items():
+            for (_, first, name), code in code_objects({"": body}).items():
+                for offset, (table, variable) in keyed.sites(code, names).variables.items():
+                    rows.extend(f"{file}\t{first}\t{name}\t{offset}\t{table}\t{variable}"
+                                for file in sorted({path, os.path.realpath(path)}))
+        with open(os.path.join(self.boot, "keys"), "w", encoding="utf-8") as fh:
+            fh.write("\n".join(rows) + "\n")
 
     def environment(self, environ: dict[str, str]) -> dict[str, str]:
         """The variables a worker sets before its ledger's snapshot, for every child of every test to inherit."""
@@ -196,12 +287,17 @@ class Children:
                 os.remove(path)
             except (OSError, ValueError):
                 continue
-            for file, (lines, entered) in data.items():
+            for file, (lines, entered, *read) in data.items():
                 module = module_of.get(os.path.realpath(file))
                 if module is not None:
                     ran = found.setdefault(module, Ran())
                     ran.lines.update(lines)
                     ran.entered.update((first, code_name) for first, code_name in entered)
+                    for first, code_name, table, got in read[0] if read else ():
+                        tables = ran.keys.setdefault((first, code_name), {})
+                        before = tables.setdefault(table, set())
+                        if before is not None:
+                            tables[table] = None if got is None else before | set(got)
         return found
 
 
@@ -273,6 +369,21 @@ def sites_of(ran: dict[str, Ran], mutants: Iterable[Any]) -> list[int]:
 def entered_code(ran: dict[str, Ran]) -> list[tuple[str, int, str]]:
     """(module, first line, name) of every code object the children entered, sorted."""
     return sorted((module, first, name) for module, r in ran.items() for first, name in r.entered)
+
+
+def child_keys(ran: dict[str, Ran]) -> dict[tuple[str, int, str], dict[str, frozenset[Any] | None]]:
+    """Per watched code object the children entered ((module, first line, name)), the keys they read under each
+    dict name (`keyed.ALL`: any key, also for a key that does not read back)."""
+    found: dict[tuple[str, int, str], dict[str, frozenset[Any] | None]] = {}
+    for module, r in ran.items():
+        for (first, name), tables in r.keys.items():
+            out = found[(module, first, name)] = {}
+            for table, texts in tables.items():
+                try:
+                    out[table] = keyed.ALL if texts is None else frozenset(ast.literal_eval(t) for t in texts)
+                except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                    out[table] = keyed.ALL
+    return found
 
 
 def code_objects(modules: dict[str, types.CodeType]) -> dict[tuple[str, int, str], types.CodeType]:

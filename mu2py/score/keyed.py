@@ -24,6 +24,7 @@ from __future__ import annotations
 import dis
 import sys
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -183,7 +184,7 @@ class KeyRecord:
         return taken
 
 
-def reads_changed(read: dict[str, frozenset[Any] | None], changed: dict[str, frozenset[Any]]) -> bool:
+def reads_changed(read: Mapping[str, frozenset[Any] | None], changed: Mapping[str, frozenset[Any]]) -> bool:
     """Whether a test that read `read` (see `KeyRecord.take`) read a key in `changed` (name -> changed keys)."""
     for name, keys in changed.items():
         if name in read:

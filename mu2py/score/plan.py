@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mu2py.score.verdicts import Status, Verdict
 
@@ -69,6 +69,8 @@ class ScoreUnit:
     children: list[int] = field(default_factory=list)
     # REEXEC: per position of `children`, (module, first line, name) of the code objects its children entered
     child_code: dict[int, list[tuple[str, int, str]]] = field(default_factory=dict)
+    # REEXEC: per position of `children`, the keys its children read by a variable key (`TestRecord.child_keys`)
+    child_keys: dict[int, dict[tuple[str, int, str], dict[str, frozenset[Any] | None]]] = field(default_factory=dict)
     site_in_children: list[int] = field(default_factory=list)  # REEXEC: tests whose children ran the mutant's site
 
     def tried_first(self, first: list[str]) -> ScoreUnit:
@@ -153,7 +155,9 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
                                                                + config.min_timeout, 3), t) for t in in_place]
         spawning = [t for t in children or () if t not in once]
         return ScoreUnit(kind, index, tests, fresh(chosen), volatile, record, children=spawning,
-                         child_code={t: state.tests[t].child_code for t in spawning} if kind is UnitKind.REEXEC else {})
+                         child_code={t: state.tests[t].child_code for t in spawning} if kind is UnitKind.REEXEC else {},
+                         child_keys={t: state.tests[t].child_keys for t in spawning if state.tests[t].child_keys}
+                         if kind is UnitKind.REEXEC else {})
 
     volatile = list(base.volatile)
     # what recording the whole suite may take: every test's timeout, times what its hook costs at most

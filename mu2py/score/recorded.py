@@ -9,6 +9,7 @@ numbers, mutants their indices in the program.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -28,6 +29,8 @@ class TestRecord:
     in_children: list[int] = field(default_factory=list)  # the mutant sites its Python child processes ran
     # (module, first line, name) of the code objects of the modules under test its Python child processes entered
     child_code: list[tuple[str, int, str]] = field(default_factory=list)
+    # of those, the ones reading a module-level dict by a variable key: dict name -> the keys read (None: any)
+    child_keys: dict[tuple[str, int, str], dict[str, frozenset[Any] | None]] = field(default_factory=dict)
 
 
 @dataclass

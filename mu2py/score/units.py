@@ -17,6 +17,7 @@ for its worker to be replaced.
 
 from __future__ import annotations
 
+import ast
 import gc
 import math
 import os
@@ -35,7 +36,7 @@ from mu2py.engine.swap import CodeSwap, SwapError
 from mu2py.processes import ledger
 from mu2py.processes.workers import extend_deadline, request_restart
 from mu2py.score import at_import, children, chunks, hosted, keyed, ports, runner
-from mu2py.score.children import code_objects, entered_code, sites_of
+from mu2py.score.children import child_keys, code_objects, entered_code, sites_of
 from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up
 from mu2py.score.params import unswap
@@ -74,6 +75,13 @@ def baseline(unit: ScoreUnit) -> SuiteRecord:
     # the probes' functions are bound in the modules: each test starts from these bindings
     started = state.children  # what the tests' child processes run
     module_of = {os.path.realpath(info.file): info.name for info in modules}
+    if started:
+        # the keys a child reads of the dicts module bodies bound (see `keyed`), in code a child's import compiles
+        # as the swaps' original code is compiled
+        importable = [state.swaps[info.name] for info in modules if info.name not in state.unimportable]
+        started.watch({swap.original_code.co_filename: swap.original_code for swap in importable},
+                      frozenset(name for swap in importable for name, value in vars(swap.module).items()
+                                if type(value) is dict and not name.startswith("__")))
     try:
         with hosted.bindings_as_now(state), started.recording() if started else nullcontext(), \
                 started.forks_recorded(recorder) if started else nullcontext():
@@ -93,7 +101,7 @@ def baseline(unit: ScoreUnit) -> SuiteRecord:
                 tests.append(TestRecord(nodeid, outcome, seconds, sorted(recorder.reached), sorted(recorder.infected),
                                         runner.last_skipped, after, repeatable=not after,
                                         in_children=sites_of(ran, state.program.mutants),
-                                        child_code=entered_code(ran)))
+                                        child_code=entered_code(ran), child_keys=child_keys(ran)))
     finally:
         for info in modules:
             if info.name in state.unimportable:
@@ -384,7 +392,10 @@ def reexec(unit: ScoreUnit) -> Result:
     # the re-run body never reached the mutated code: it computed what the original computes here, and only a child
     # process that runs the module otherwise (as a script, `if __name__ == "__main__":`) may meet the mutant
     unreached = ran is not None and statement is not None and not ran.intersection(statement)
-    scripted = [t for t in unit.tests if t[2] in unit.site_in_children] if unreached else []
+    # the tests whose child processes ran the mutated statement: they run it there, maybe with other results
+    # (`__name__ == "__main__"` in a script), unless it computes alike in any process
+    at_site = [t for t in unit.tests if t[2] in unit.site_in_children]
+    scripted = at_site if unreached else []
     if unreached and not scripted:
         # every test passes as on the original (survived, as a fresh interpreter finds it, without running one)
         reloaded.restore()
@@ -405,7 +416,9 @@ def reexec(unit: ScoreUnit) -> Result:
             here = [t for t in tests if t[2] is None or t[2] >= len(executed) or executed[t[2]] & observers
                     or (by_key and keyed.reads_changed(state.keys_read[t[2]], by_key)) or t[0] in given]
             # those that see it only in a child process last, as in `plan` (they cost a process start each)
-            tests = here + [t for t in tests if t not in here and _seen_in_children(state, unit, m, reloaded, t[2])]
+            alike = not at_site or _computes_alike(state, m)
+            tests = here + [t for t in tests if t not in here and (
+                (t in at_site and not alike) or _seen_in_children(state, unit, m, reloaded, by_key, t[2]))]
             # the tests that cannot run twice in one process all stay: what one runs when recorded here depends
             # on whether it ran in this worker before (a worker that ran the baseline, or a new one), so a
             # choice made from that record would differ between workers, and so between two runs of the score
@@ -430,18 +443,37 @@ def reexec(unit: ScoreUnit) -> Result:
     return _judged_fresh(unit, verdict, damaged)
 
 
-def _seen_in_children(state: hosted.Host, unit: ScoreUnit, m: Any, reloaded: Any, position: int | None) -> bool:
+def _seen_in_children(state: hosted.Host, unit: ScoreUnit, m: Any, reloaded: Any,
+                      by_key: dict[str, frozenset[Any]], position: int | None) -> bool:
     """Whether the child processes of the test at `position` ran code able to see the re-run body's change: a
     child imports the mutated module afresh, so its reads count as the test's own (the mutated module's own body
-    aside: it is the change itself)."""
+    aside: it is the change itself).  A dict changed at a few keys (`by_key`: name -> keys) is seen by code that
+    reads it by a changed constant key, uses it opaquely, or read a changed key by a variable in those children
+    (unknown there: any key)."""
     if position not in unit.children:
         return False
     if not _CODES:
         _CODES.update(code_objects({name: swap.original_code for name, swap in state.swaps.items()}))
     body = state.swaps[m.module].original_code
     own = (m.module, body.co_firstlineno, body.co_name)
-    return any(key != own and key in _CODES and reloaded.observed_by(_CODES[key])
-               for key in map(tuple, unit.child_code.get(position, ())))
+    apart = frozenset(by_key)
+    read = unit.child_keys.get(position, {})
+    for key in map(tuple, unit.child_code.get(position, ())):
+        if key == own or key not in _CODES:
+            continue
+        code = _CODES[key]
+        if reloaded.observed_by(code, apart):
+            return True
+        if apart.isdisjoint(code.co_names):
+            continue
+        found = keyed.sites(code, apart)
+        if found.opaque or keyed.reads_changed(found.consts, by_key):
+            return True
+        variables = {table for table, _ in found.variables.values()}
+        if variables and keyed.reads_changed(
+                {table: read.get(key, {}).get(table, keyed.ALL) for table in variables}, by_key):
+            return True
+    return False
 
 
 _CODES: dict[tuple[str, int, str], types.CodeType] = {}  # this worker's code objects under test (`code_objects`)
@@ -459,6 +491,28 @@ def _statement_lines(state: hosted.Host, m: Any) -> range | None:
 
 
 _LAYOUTS: dict[str, at_import.Layout] = {}  # per module source hash, in this worker
+
+
+def _computes_alike(state: hosted.Host, m: Any) -> bool:
+    """Whether the top-level statement holding mutant `m` computes the same in any process (see
+    `at_import.computes_alike`): a child process that runs it judges the mutant by what the re-run body
+    computed here."""
+    assert state.program is not None
+    info = state.program.module_of(m.id)
+    found = _ALIKE.get((info.source_hash, m.line))
+    if found is None:
+        body = _STATEMENTS.get(info.source_hash)
+        if body is None:
+            body = _STATEMENTS[info.source_hash] = ast.parse(info.source).body
+        node = next((n for n in body if n.lineno <= m.line <= (n.end_lineno or n.lineno)), None)
+        found = node is not None and m.end_line <= (node.end_lineno or node.lineno) and at_import.computes_alike(
+            node, vars(state.swaps[m.module].module), frozenset(state.swaps))
+        _ALIKE[(info.source_hash, m.line)] = found
+    return found
+
+
+_STATEMENTS: dict[str, list[ast.stmt]] = {}  # per module source hash, its top-level statements
+_ALIKE: dict[tuple[str, int], bool] = {}  # per module source hash and mutant line, `_computes_alike`
 
 
 def _collection_error(state: hosted.Host, m: Any, code: Any, modules: dict[str, Any]) -> tuple[str, str] | None:

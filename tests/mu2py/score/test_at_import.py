@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import ast
+import functools
 import sys
+from collections import namedtuple
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mu2py.score.at_import import NOT_RUN, Layout, lines_run
+from mu2py.score.at_import import NOT_RUN, Layout, computes_alike, lines_run
 from tests.mu2py.score.conftest import reload_and_fresh, write_tree
 
 SOURCE = '''\
@@ -105,3 +108,36 @@ def test_mutants_a_body_never_reaches_are_pruned_and_as_a_fresh_interpreter_judg
     assert all(m["status"] == "survived" and m["tests_run"] == 0 for m in reloaded.values() if m["pruned"] == NOT_RUN)
     # the constant folded into the tuple runs: judged, and killed by the test that sums it
     assert {m["status"] for m in reloaded.values() if m["line"] == 4} == {"killed"}
+
+
+Row = namedtuple("Row", "a b")
+
+
+def _helper() -> int:
+    return 1
+
+
+class _Local:
+    pass
+
+
+_Local.__module__ = _helper.__module__ = "proj"
+
+
+@pytest.mark.parametrize(("statement", "alike"), [
+    ('T = {"a": Row(1, 2), "b": Row(3, _helper)}', True),  # named tuples of constants and project functions
+    ("P = functools_partial(_helper, 2)", True),
+    ("K = sorted([3, 1]), _Local", True),
+    ('if __name__ == "__main__": pass', False),  # not an assignment
+    ('MAIN = __name__ == "__main__"', False),  # "__main__" in a script
+    ("ARGS = sys.argv[1:]", False),  # a module's attribute
+    ("X = _helper()", False),  # a project function called: it may read anything
+    ("Y = T", False),  # a value an earlier statement computed
+    ('Z = "x".upper()', False),  # a method called
+    ("W = [i for i in range(3)]", False),
+])
+def test_a_statement_computes_alike_in_any_process_only_from_constants_and_pure_calls(
+        statement: str, alike: bool) -> None:
+    namespace = {"Row": Row, "_helper": _helper, "_Local": _Local, "functools_partial": functools.partial,
+                 "sys": sys, "T": {}, "__name__": "proj"}
+    assert computes_alike(ast.parse(statement).body[0], namespace, frozenset({"proj"})) is alike

@@ -167,3 +167,52 @@ def test_a_table_entry_s_mutant_is_judged_by_the_tests_that_read_its_key(
     # the default width: `WIDTHS["narrow"]` is read by every call of width(), so test_wide judges it too
     narrow = entry(7, "5")
     assert (narrow["killed_by"], narrow["tests_run"]) == ("tests/test_formats.py::test_default_width", 2)
+
+
+CLI = '''import sys
+
+from tables.formats import join
+
+if __name__ == "__main__":
+    print(join(sys.argv[1], sys.argv[2:]))
+'''
+TEST_CLI = '''import subprocess
+import sys
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "tables.cli", *args], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_cli_csv():
+    assert run("csv", "a", "b") == "a,b"
+
+
+def test_cli_pipe():
+    assert run("pipe", "a", "b") == "a|b"
+'''
+
+
+def test_a_table_entry_s_mutant_runs_the_tests_whose_children_read_its_key(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the children of test_cli.py read SEPARATORS by a variable key (`join`): "csv" in one, "pipe" in the other
+    write_tree(tmp_path, {"tables/__init__.py": "", "tables/formats.py": FORMATS, "tables/cli.py": CLI,
+                          "tests/test_cli.py": TEST_CLI, "tests/test_kinds.py": TEST_KINDS})
+    reloaded, _ = reload_and_fresh(tmp_path, "tables", capsys)  # the same status for every mutant, both ways
+
+    def entry(line: int, mutated: str) -> dict[str, Any]:
+        return next(m for m in reloaded.values() if m["line"] == line and m["mutated"] == mutated and m["at_import"])
+
+    # "," changed: test_kinds sees no value and passes; test_cli_csv's child reads "csv" and fails; the pipe one
+    # does not run
+    csv = entry(2, '"XX,XX"')
+    assert (csv["status"], csv["killed_by"], csv["tests_run"]) == ("killed", "tests/test_cli.py::test_cli_csv", 2)
+    # ";" changed: no child reads "semi", so test_kinds alone judges it (both CLI tests ran before children's keys
+    # were recorded)
+    semi = entry(5, '"XX;XX"')
+    assert (semi["status"], semi["tests_run"]) == ("survived", 1)
+    # `if __name__ == "XX__main__XX":` computes alike here (False, as before) but not in the child running the
+    # module as a script: that child's test judges it (it survived without a test before)
+    main = next(m for m in reloaded.values() if m["module"] == "tables.cli" and m["mutated"] == '"XX__main__XX"')
+    assert (main["status"], main["killed_by"]) == ("killed", "tests/test_cli.py::test_cli_csv")
