@@ -169,6 +169,7 @@ class PropertyFuzzer:
         self.guidance = unit.guidance
         self.trials = unit.trials
         self.seconds = unit.seconds
+        self.reserve = unit.reserve  # left for shrinking once there is something to shrink (see `_done`)
         self.candidates = set(unit.candidates)
         self.killed_before = set(unit.killed_before)
         self.per_input = unit.per_input or None
@@ -252,7 +253,10 @@ class PropertyFuzzer:
     def _done(self, start: float) -> bool:
         if self.trials is not None and self.trial >= self.trials:
             return True
-        return self.seconds is not None and time.perf_counter() - start >= self.seconds
+        if self.seconds is None:
+            return False
+        # with a kill or a bug to shrink, the fuzzing leaves the shrinking its share of the budget
+        return time.perf_counter() - start >= self.seconds - (self.reserve if self.kills or self.bugs else 0.0)
 
     def step(self) -> None:
         """One trial."""

@@ -81,6 +81,14 @@ class Campaign:
     timeout: float = 1.0
     ship_saves: bool = False  # on a cluster machine: kills go back to the client, which saves them
 
+    @property
+    def reserve(self) -> float:
+        """Under `--time`, the seconds the fuzzing leaves for shrinking once it found something to shrink (a kill,
+        a bug): its shrinking then ends with the budget (see `props_fuzz`)."""
+        # a share of the fuzzing's own time, not of the budget: a short budget's default runs may leave the
+        # fuzzing little more than that share, and the kills come first
+        return SHRINK_SHARE * self.seconds if self.budget is not None and self.seconds is not None else 0.0
+
 
 PropsUnit = ListTests | DefaultRuns | FindBug | Campaign
 
@@ -235,7 +243,10 @@ def props_fuzz(unit: Campaign) -> CampaignRun:
     database = handle.database if unit.save else None
     settings = state.shrinking.get(handle.fn, handle.settings)  # the test's own settings, shrinking on
     timeout = max(1.0, unit.timeout)
-    shrink_until = time.perf_counter() + shrink_budget(unit.budget, seconds)
+    # under --time, shrinking ends with the fuzzing budget (the fuzzing left it `unit.reserve`): the test keeps to
+    # its --time; else it may take a share of the time the fuzzing took
+    shrink_until = (start + unit.seconds if unit.reserve and unit.seconds is not None
+                    else time.perf_counter() + shrink_budget(unit.budget, seconds))
 
     def shrink_time() -> float:
         # past the budget an input is kept as found (its replay is still checked)

@@ -1,7 +1,8 @@
-"""What bounds a props campaign's wall time under `--time`: its fuzzing share and its shrinking budget."""
+"""What bounds a props campaign's wall time under `--time`: its fuzzing share, its shrinking budget, and the
+share the fuzzing leaves the shrinking."""
 
 from mu2py.props.run import fuzz_seconds
-from mu2py.props.units import shrink_budget
+from mu2py.props.units import Campaign, shrink_budget
 
 
 def test_default_runs_come_out_of_the_budget_and_fuzzing_keeps_a_quarter() -> None:
@@ -14,3 +15,11 @@ def test_shrinking_gets_a_share_of_the_budget() -> None:
     assert shrink_budget(20.0, 15.0) == 5.0
     assert shrink_budget(4.0, 3.0) == 2.0  # at least two seconds, for a first minimal example
     assert shrink_budget(None, 12.0) == 3.0  # --trials: a share of what fuzzing took
+
+
+def test_under_time_the_fuzzing_leaves_the_shrinking_its_share_once_it_found_something() -> None:
+    # a test's fuzzing of 15 s in a 20 s budget stops at 11.25 s with a kill to shrink, which then has till 15 s
+    assert Campaign("t", 0, 0, "mutation", (), seconds=15.0, budget=20.0).reserve == 3.75
+    # a short budget whose default runs left the fuzzing 2 s: half a second for shrinking
+    assert Campaign("t", 0, 0, "mutation", (), seconds=2.0, budget=3.0).reserve == 0.5
+    assert Campaign("t", 0, 0, "mutation", (), trials=100).reserve == 0.0  # --trials: no time to keep to
