@@ -58,6 +58,9 @@ class Host:
     ran_at_collection: set[Any] = field(default_factory=set)
     # (module, qualified name) of each function under test that ran while a module was being imported
     ran_at_import: set[tuple[Any, str, bool]] = field(default_factory=set)
+    # (module, qualname) of a function under test -> the modules whose import ran it while the suite was
+    # collected ("": pytest itself, with no module being imported)
+    importers: dict[tuple[Any, str], set[str]] = field(default_factory=dict)
     executed: list[frozenset[Any]] | None = None  # per test (collection order): code under the root it ran
     ran_by_any: frozenset[Any] = frozenset()  # the code objects of `executed`, all tests together
     record_seconds: float = 0.0  # how long recording `executed` took in this worker (see `units._executed`)

@@ -72,6 +72,9 @@ class ScoreUnit:
     # REEXEC: per position of `children`, the keys its children read by a variable key (`TestRecord.child_keys`)
     child_keys: dict[int, dict[tuple[str, int, str], dict[str, frozenset[Any] | None]]] = field(default_factory=dict)
     site_in_children: list[int] = field(default_factory=list)  # REEXEC: tests whose children ran the mutant's site
+    # REEXEC of a function mutant: the modules under test whose import ran the function, re-run in place after the
+    # mutated module (their import computed something with it)
+    rerun: list[str] = field(default_factory=list)
 
     def tried_first(self, first: list[str]) -> ScoreUnit:
         """This unit with the tests named in `first` tried first, in that order (its `tests` still all run after
@@ -167,6 +170,10 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
     # and those only their own module's body called
     elsewhere = {(module, scope_of(qualname)) for module, qualname, own in base.at_import if not own}
     by_own_body = {(module, scope_of(qualname)) for module, qualname, own in base.at_import if own} - elsewhere
+    ran_by: dict[tuple[str, str], set[str]] = {}  # per function, the modules whose import ran it ("": pytest)
+    for module, qualname, found in base.importers:
+        ran_by.setdefault((module, scope_of(qualname)), set()).update(found)
+    under_test = {info.name for info in program.target.modules}
 
     unimportable = base.unimportable
     state.unimportable = dict(unimportable)
@@ -187,7 +194,16 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
             continue
         if not m.at_import and (m.module, m.scope) in elsewhere:
             # its function ran while another module was imported: neither the tests' reach nor a swap in place
-            # shows what it did then; a fresh interpreter importing the mutated module does
+            # shows what it did then; a fresh interpreter importing the mutated module does, and so does, when
+            # one other module under test ran it (a registry of instances built at import), re-running in place
+            # the mutated module's body, then that module's
+            others = ran_by.get((m.module, m.scope), {""}) - {m.module}
+            if len(others) == 1 and others <= under_test and config.import_time != "fresh":
+                everything = list(range(len(state.tests)))
+                units.append(replace(split(UnitKind.REEXEC, index, everything, record, importers[m.module]),
+                                     site_in_children=[t for t in in_children.get(m.site, ()) if t not in once],
+                                     rerun=sorted(others)))
+                continue
             units.append(isolated_unit(index, state, config, why=f"{m.scope} ran while a module was imported"))
             continue
         redone = not m.at_import and (m.module, m.scope) in by_own_body

@@ -48,3 +48,6 @@ class SuiteRecord:
     modules: list[str] = field(default_factory=list)  # the modules under test, by the names the suite imports
     peak_rss: int = 0  # the worker's peak resident memory in bytes, after the suite ran
     error: str | None = None
+    # (module, qualname, the modules whose import ran it; "": pytest itself) of the functions under test that ran
+    # while the suite was collected
+    importers: list[tuple[str, str, list[str]]] = field(default_factory=list)

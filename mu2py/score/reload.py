@@ -178,7 +178,7 @@ class Reloads:
 def reload_with_readers(module: types.ModuleType, code: Code, graph: ImportGraph,
                         modules: dict[str, types.ModuleType], originals: dict[str, types.CodeType],
                         bookkeeping: list[Any] | None = None, ran_at_import: set[types.CodeType] | None = None,
-                        limit: int = 8, run: Run | None = None) -> Reloads:
+                        limit: int = 8, run: Run | None = None, rerun: list[str] | None = None) -> Reloads:
     """`reload_in_place`, then each module whose import-time code read a changed value re-run in place too.
 
     A fresh import of the mutant runs an importer's body after the mutated module's, on its values
@@ -189,11 +189,18 @@ def reload_with_readers(module: types.ModuleType, code: Code, graph: ImportGraph
     `originals` (a test module), one that ran before that record (the mutated module itself, or a reader
     re-run earlier: it read values from before), or more than `limit` re-runs leave the doubts standing.
     Raises as `reload_in_place` does (a reader's body too), everything restored.  `run` runs the mutated module's
-    body only (see `reload_in_place`).
+    body only (see `reload_in_place`).  The modules in `rerun` (in `originals` and `modules`) are re-run right
+    after the mutated one, whatever they read: their import ran a function the mutant changed.
     """
     reloads = Reloads(reload_in_place(module, code, graph, modules, bookkeeping, ran_at_import, run))
     position = {module.__name__: 0}  # module -> its record: the last re-run of it
     try:
+        for name in rerun or ():
+            if name not in position:
+                ours = [x for r in reloads.records for x in (r.saved, r.undo, *r.undo, r.keep)]
+                reloads.records.append(reload_in_place(modules[name], originals[name], graph, modules,
+                                                       [*(bookkeeping or ()), *ours], ran_at_import))
+                position[name] = len(reloads.records) - 1
         for index, record in enumerate(reloads.records):  # grows as readers re-run: their doubts are settled in turn
             readers = sorted(set().union(*record.reads.values()))
             if not readers:

@@ -99,7 +99,7 @@ def host(spec: SuiteSpec, serve: Callable[[], None], catalog: Catalog | None = N
     # as in a plain run, not this tool's
     sys.argv = ["pytest", *args]
     files = {os.path.realpath(f) for f in spec.files} | set(spec.files)
-    ran, at_import = state.ran_at_collection, state.ran_at_import
+    ran, at_import, importers = state.ran_at_collection, state.ran_at_import, state.importers
 
     known: dict[str, bool] = {}  # per code file name, whether it is a file under test (`./pkg/m.py` included)
 
@@ -116,17 +116,22 @@ def host(spec: SuiteSpec, serve: Callable[[], None], catalog: Catalog | None = N
             outer = frame.f_back
             while outer is not None and outer.f_code.co_name != "<module>":
                 outer = outer.f_back
-            if outer is None or outer.f_code.co_filename != frame.f_code.co_filename:
+            elsewhere = outer is None or outer.f_code.co_filename != frame.f_code.co_filename
+            if elsewhere:
                 ran.add(frame.f_code)
             while outer is not None and outer.f_globals.get("__name__") == "__main__":
                 outer = outer.f_back  # the worker's own entry (`python -c ...`) is no import
                 while outer is not None and outer.f_code.co_name != "<module>":
                     outer = outer.f_back
+            key = (frame.f_globals.get("__name__"), frame.f_code.co_qualname)
             if outer is not None:
                 # ran while a module was imported: what it did then, a swapped-in mutant never redoes; made by
                 # its own module's body only, re-running that body with the mutant in place redoes it
                 own = outer.f_code.co_filename == frame.f_code.co_filename
-                at_import.add((frame.f_globals.get("__name__"), frame.f_code.co_qualname, own))
+                at_import.add((*key, own))
+                importers.setdefault(key, set()).add(str(outer.f_globals.get("__name__")))
+            elif elsewhere:
+                importers.setdefault(key, set()).add("")  # pytest itself, while no module was being imported
 
     with open(os.devnull, "w") as quiet:
         saved = sys.stdout

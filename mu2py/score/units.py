@@ -40,7 +40,7 @@ from mu2py.score.children import child_keys, code_objects, entered_code, sites_o
 from mu2py.score.fresh_import import collection_error
 from mu2py.score.isolated import isolated, warm_up
 from mu2py.score.params import unswap
-from mu2py.score.plan import ScoreUnit, TestSlot, UnitKind
+from mu2py.score.plan import ScoreUnit, TestSlot, UnitKind, scope_of
 from mu2py.score.recorded import SuiteRecord, TestRecord
 from mu2py.score.reload import ReloadError, reload_with_readers
 from mu2py.score.runner import run_test
@@ -127,7 +127,9 @@ def baseline(unit: ScoreUnit) -> SuiteRecord:
     opened, state.opened = sorted(state.opened), None
     return SuiteRecord(tests, unprobed, _undefined(state, unprobed), opened, sorted(set(volatile)),
                        sorted((str(module), qualname, own) for module, qualname, own in state.ran_at_import),
-                       dict(state.unimportable), list(state.spec.modules), peak_rss())
+                       dict(state.unimportable), list(state.spec.modules), peak_rss(),
+                       importers=sorted((str(module), qualname, sorted(found))
+                                        for (module, qualname), found in state.importers.items()))
 
 
 def _undefined(state: hosted.Host, unprobed: list[str]) -> list[str]:
@@ -367,18 +369,28 @@ def reexec(unit: ScoreUnit) -> Result:
             traced.append(lines)
             chunks.execute(body, namespace)
 
+    originals = {name: swap.original_code for name, swap in state.swaps.items()}
+    ran_at_import = state.ran_at_collection
+    if unit.rerun:
+        # a function the import of `unit.rerun` ran (see `plan`): re-running those bodies after the mutated one
+        # redoes what it did then, so that it ran at import is no doubt
+        if any(name not in modules or name not in originals for name in unit.rerun):
+            return Redo(Again.ISOLATE, f"{m.scope} ran while a module was imported")
+        file = os.path.realpath(getattr(sys.modules[m.module], "__file__", None) or m.file)
+        ran_at_import = {c for c in ran_at_import
+                         if scope_of(c.co_qualname) != m.scope or os.path.realpath(c.co_filename) != file}
     try:
         assert state.containers is not None
         # a module that read the mutated one's values at import is re-run after it, as a fresh import would
-        reloaded = reload_with_readers(sys.modules[m.module], code, graph, modules,
-                                       {name: swap.original_code for name, swap in state.swaps.items()},
+        reloaded = reload_with_readers(sys.modules[m.module], code, graph, modules, originals,
                                        [*state.containers.holders(), state.locals_, *state.locals_,
                                         state.imported, *(b.saved for b in state.imported),
                                         # the collected tests' parameters: given the re-created value below
                                         *(state.collected.holders if state.collected is not None else ()),
                                         # memo caches empty after import: every test starts with them cleared
                                         *(cache for cache, size in state.containers.caches if size == 0)],
-                                       state.ran_at_collection, run=run_traced if statement is not None else None)
+                                       ran_at_import, run=run_traced if statement is not None else None,
+                                       rerun=unit.rerun)
     except ReloadError as exc:
         return Redo(Again.ISOLATE, f"cannot reload in place ({exc})")
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - a module body that raises (or exits) fails every importer
