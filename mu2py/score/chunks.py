@@ -22,6 +22,7 @@ from __future__ import annotations
 import __future__
 
 import ast
+import sys
 import types
 from dataclasses import dataclass
 from typing import Any
@@ -70,7 +71,11 @@ class Statements:
             if isinstance(node, ast.ImportFrom) and node.module == "__future__":
                 for alias in node.names:
                     feature = getattr(__future__, alias.name, None)
-                    self.flags |= getattr(feature, "compiler_flag", 0)
+                    # a feature this Python always has (`division`, `unicode_literals`): its statement leaves the
+                    # code's flags as they are, but its flag given to `compile` sets them, and every function
+                    # of the statement would differ from the original's
+                    if feature is not None and not (feature.mandatory and sys.version_info >= feature.mandatory):
+                        self.flags |= feature.compiler_flag
         self._codes: list[types.CodeType | None] = [None] * len(self.spans)
 
     @classmethod

@@ -155,3 +155,25 @@ def test_a_trace_of_a_body_sees_only_the_lines_its_statements_run() -> None:
     finally:
         sys.settrace(None)
     assert {n for n in lines if n <= len(source.split("\n"))} == {1, 2, 3, 6, 7, 8}
+
+
+def test_a_module_s_future_imports_give_each_statement_the_code_the_whole_module_gets() -> None:
+    # `division` and `unicode_literals` are features every Python 3 has: their flags must not reach the code, or
+    # every function of a re-compiled statement differs from the original's; `annotations` changes the code
+    source = ("from __future__ import annotations, division, unicode_literals\n\n\n"
+              "def f(x: Undefined) -> int:\n    return x / 2\n\n\nclass K:\n    def g(self):\n        return 'k'\n")
+    whole = compile(source, "fut.py", "exec", dont_inherit=True)
+    body = chunks.Statements.of(source, "fut.py").body(source.replace("x / 2", "x / 3"))
+
+    def functions(codes: Any) -> dict[str, Any]:
+        found, todo = {}, list(codes)
+        while todo:
+            code = todo.pop()
+            found[code.co_name] = code
+            todo.extend(c for c in code.co_consts if isinstance(c, type(whole)))
+        return found
+
+    split, original = functions(body.codes), functions([whole])
+    assert split["g"] == original["g"]  # unchanged, with the original's flags
+    assert split["f"].co_flags == original["f"].co_flags and split["f"] != original["f"]
+    assert _run(body)["f"].__annotations__ == {"x": "Undefined", "return": "int"}  # still postponed
