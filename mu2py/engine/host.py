@@ -46,7 +46,7 @@ from mu2py.engine.oracle import KillReason
 from mu2py.engine.payload import Payload
 from mu2py.engine.runs import RunResult, leave_if_forked
 from mu2py.errors import UserError
-from mu2py.processes.child import die_with_parent, limit_memory, memory_of, receive, send, silence_output
+from mu2py.processes.child import die_with_parent, limit_memory, receive, send, silence_output
 from mu2py.processes.confine import Confinement, make_mirror, remove_mirror
 from mu2py.processes.supervisor import Child
 
@@ -256,10 +256,6 @@ class HostRunner:
                     message = None  # it died
             if isinstance(message, HostReady):
                 self._build_timeout = message.build_timeout
-                if self.memory_mb > 0:
-                    # a backstop for the address-space limit the host set itself (`limit_memory`), which no
-                    # resident size under it can pass: where that limit could not be set, this one still holds
-                    self._child.watch.memory_cap = memory_of(process.pid)[0] + self.memory_mb * 2**20
                 if message.hashes != self.hashes:
                     self._kill()
                     raise UserError("the target's source changed while loading it: run again")
@@ -387,10 +383,12 @@ class HostRunner:
                 limit, since = ORIGINAL_DEADLINE, progress[_STARTED]
             else:  # the original's run (or a batch not yet picked up)
                 limit, since = ORIGINAL_DEADLINE + timeout, sent
+            # the host caps its own memory (`limit_memory`: a mutant past it gets MemoryError): only its deadline
+            # is watched here
             child.watch.set(limit, since)
             overrun = child.overrun()
             if overrun is not None:
-                return self._lost(indices, "crash" if overrun.memory else how, overrun.detail)
+                return self._lost(indices, how, overrun.detail)
 
     def _send_run(self, conn: Any, run: RunBatch) -> None:
         """Send a batch on `conn`, with the original's result when known; when that result cannot be pickled,

@@ -113,7 +113,6 @@ def lines_run(filename: str) -> Iterator[set[int] | None]:
 # builtins that compute from their arguments alone: a call of one computes the same in any process
 _PURE_CALLS = (dict, list, tuple, set, frozenset, str, bytes, int, float, bool, complex, range, slice, len, sorted,
                reversed, min, max, sum, zip, enumerate, abs, round, any, all, chr, ord, isinstance, functools.partial)
-_MISSING = object()
 
 
 def computes_alike(node: ast.stmt, namespace: dict[str, Any], project: frozenset[str]) -> bool:
@@ -136,9 +135,8 @@ def computes_alike(node: ast.stmt, namespace: dict[str, Any], project: frozenset
                           ast.Await, ast.Yield, ast.YieldFrom, ast.Starred)):
             return False
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            value = namespace.get(n.id, _MISSING)
-            if value is _MISSING:
-                value = vars(builtins).get(n.id, _MISSING)
+            # an unbound name reads as None, which is alike in no process's sense
+            value = namespace[n.id] if n.id in namespace else vars(builtins).get(n.id)
             if not _alike(value, id(n) in called, project):
                 return False
     return True

@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from mu2py.score.merge import MISSING
+
 
 def keep_params(items: Iterable[Any]) -> dict[str, dict[str, Any]]:
     """Per test node id, a copy of its parameters as collected (see `restore_params`)."""
@@ -70,12 +72,12 @@ class Collected:
         if not replaced:
             return given
         for item, name, value in self.given:
-            new = replaced.get(id(value), _MISSING)
-            if new is _MISSING:
+            new = replaced.get(id(value), MISSING)
+            if new is MISSING:
                 continue
             given.add(item.nodeid)
             params, pristine = item.callspec.params, kept.get(item.nodeid, {})
-            undo.append((params, name, params.get(name, _MISSING), pristine, pristine.get(name, _MISSING)))
+            undo.append((params, name, params.get(name, MISSING), pristine, pristine.get(name, MISSING)))
             params[name] = new
             if name in pristine:
                 try:
@@ -89,13 +91,11 @@ def unswap(undo: list[tuple[Any, ...]]) -> None:
     """Put back what `Collected.swap` changed."""
     for params, name, value, pristine, kept in reversed(undo):
         for target, previous in ((params, value), (pristine, kept)):
-            if previous is _MISSING:
+            if previous is MISSING:
                 target.pop(name, None)
             else:
                 target[name] = previous
 
-
-_MISSING = object()
 
 
 def _same_state(a: Any, b: Any, depth: int = 6) -> bool:

@@ -192,32 +192,31 @@ def plan(state: ScoreRun, config: ScoreConfig, base: SuiteRecord, keys: list[str
         if cached is not None:
             state.verdicts[index] = cached.marked(cached=True)
             continue
+        rerun: list[str] = []
         if not m.at_import and (m.module, m.scope) in elsewhere:
             # its function ran while another module was imported: neither the tests' reach nor a swap in place
             # shows what it did then; a fresh interpreter importing the mutated module does, and so does, when
             # one other module under test ran it (a registry of instances built at import), re-running in place
             # the mutated module's body, then that module's
             others = ran_by.get((m.module, m.scope), {""}) - {m.module}
-            if len(others) == 1 and others <= under_test and config.import_time != "fresh":
-                everything = list(range(len(state.tests)))
-                units.append(replace(split(UnitKind.REEXEC, index, everything, record, importers[m.module]),
-                                     site_in_children=[t for t in in_children.get(m.site, ()) if t not in once],
-                                     rerun=sorted(others)))
+            if len(others) != 1 or not others <= under_test or config.import_time == "fresh":
+                units.append(isolated_unit(index, state, config, why=f"{m.scope} ran while a module was imported"))
                 continue
-            units.append(isolated_unit(index, state, config, why=f"{m.scope} ran while a module was imported"))
-            continue
+            rerun = sorted(others)
         redone = not m.at_import and (m.module, m.scope) in by_own_body
         if (index in program.static or redone) and config.import_time == "fresh":
             units.append(isolated_unit(index, state, config))
             continue
-        if index in program.static or redone:
+        if index in program.static or redone or rerun:
             # an import-time mutant, or one of a function its module's body called (`OPT = lambda x: ...` used to
-            # build a table): the mutated body re-run in place redoes what the import computed
+            # build a table), or another module's (`rerun`): the mutated body re-run in place redoes what the
+            # import computed
             everything = list(range(len(state.tests)))
             # a worker's first such unit records what each test runs, the whole suite under a hook, before
             # judging: its deadline moves by `record` seconds for that (see `units._executed`)
             units.append(replace(split(UnitKind.REEXEC, index, everything, record, importers[m.module]),
-                                 site_in_children=[t for t in in_children.get(m.site, ()) if t not in once]))
+                                 site_in_children=[t for t in in_children.get(m.site, ()) if t not in once],
+                                 rerun=rerun))
             continue
         scope = _scope_key(m.module, m.scope)
         if any(scope == u or scope.startswith(u + ".") for u in undefined):

@@ -194,13 +194,18 @@ def reload_with_readers(module: types.ModuleType, code: Code, graph: ImportGraph
     """
     reloads = Reloads(reload_in_place(module, code, graph, modules, bookkeeping, ran_at_import, run))
     position = {module.__name__: 0}  # module -> its record: the last re-run of it
+
+    def again(name: str) -> None:
+        # the earlier records hold originals in their own bookkeeping, which is no program state
+        ours = [x for r in reloads.records for x in (r.saved, r.undo, *r.undo, r.keep)]
+        reloads.records.append(reload_in_place(modules[name], originals[name], graph, modules,
+                                               [*(bookkeeping or ()), *ours], ran_at_import))
+        position[name] = len(reloads.records) - 1
+
     try:
         for name in rerun or ():
             if name not in position:
-                ours = [x for r in reloads.records for x in (r.saved, r.undo, *r.undo, r.keep)]
-                reloads.records.append(reload_in_place(modules[name], originals[name], graph, modules,
-                                                       [*(bookkeeping or ()), *ours], ran_at_import))
-                position[name] = len(reloads.records) - 1
+                again(name)
         for index, record in enumerate(reloads.records):  # grows as readers re-run: their doubts are settled in turn
             readers = sorted(set().union(*record.reads.values()))
             if not readers:
@@ -210,13 +215,8 @@ def reload_with_readers(module: types.ModuleType, code: Code, graph: ImportGraph
                     or len(reloads.records) + len(readers) > limit + 1:
                 break  # a doubt stays: the mutant goes to a fresh interpreter anyway
             for reader in readers:
-                if reader in position:
-                    continue
-                # the earlier records hold originals in their own bookkeeping, which is no program state
-                ours = [x for r in reloads.records for x in (r.saved, r.undo, *r.undo, r.keep)]
-                reloads.records.append(reload_in_place(modules[reader], originals[reader], graph, modules,
-                                                       [*(bookkeeping or ()), *ours], ran_at_import))
-                position[reader] = len(reloads.records) - 1
+                if reader not in position:
+                    again(reader)
             record.doubts = [d for d in record.doubts if d not in record.reads]
     except BaseException:
         reloads.restore()

@@ -478,7 +478,9 @@ def _seen_in_children(state: hosted.Host, unit: ScoreUnit, m: Any, reloaded: Any
             return True
         if apart.isdisjoint(code.co_names):
             continue
-        found = keyed.sites(code, apart)
+        found = _SITES.get((code, apart))
+        if found is None:  # a large function's bytecode takes milliseconds to read: once per worker
+            found = _SITES[code, apart] = keyed.sites(code, apart)
         if found.opaque or keyed.reads_changed(found.consts, by_key):
             return True
         variables = {table for table, _ in found.variables.values()}
@@ -489,6 +491,7 @@ def _seen_in_children(state: hosted.Host, unit: ScoreUnit, m: Any, reloaded: Any
 
 
 _CODES: dict[tuple[str, int, str], types.CodeType] = {}  # this worker's code objects under test (`code_objects`)
+_SITES: dict[tuple[types.CodeType, frozenset[str]], keyed.Sites] = {}  # `keyed.sites` of a code object, per names
 
 
 def _statement_lines(state: hosted.Host, m: Any) -> range | None:
