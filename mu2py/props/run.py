@@ -2,7 +2,8 @@
 
 Order: score's baseline (per test: outcome, the sites and mutants its default run reached
 and infected); the tests props can drive (`@given`, not skipped here by pytest); per
-fuzzable test, its default run against every mutant it infected (`killed_default`); then
+fuzzable test, its default run against every mutant it infected (`killed_default`; under `--time`, within
+half the test's budget, the mutants not reached by then left to the fuzzing: `default_runs_cut`); then
 per test a campaign (`loop.PropertyFuzzer`) seeded by (seed, node id), told which mutants
 the default run kills already so that fuzzing looks for the others.  Only function-level mutants are judged
 (those applied by swapping code objects, as fuzzing needs them thousands of times).
@@ -44,6 +45,7 @@ from mu2py.steps import Step
 from mu2py.target.project import load_config, modules_to_mutate
 
 FUZZ_LEAST_SHARE = 0.25  # under --time, fuzzing gets at least this share of a test's budget
+DEFAULT_SHARE = 0.5  # under --time, a test's default runs over its mutants take at most this share of its budget
 DEFAULT_SLICE = 4  # the fewest mutants of one test's default runs sent to a worker at once
 
 
@@ -94,6 +96,7 @@ class PropertyEntry:
     bugs: list[dict[str, Any]] = field(default_factory=list)  # failures on the original its campaign found
     no_database: bool = False  # its kills could not be saved to Hypothesis's example database
     lost: str | None = None
+    default_runs_cut: int = 0  # mutants its default runs left to the fuzzing, their share of --time spent
 
     def to_json(self) -> dict[str, Any]:
         """The entry as the report gives it (a lost campaign: its counts and why; its bugs go to the report's)."""
@@ -104,7 +107,7 @@ class PropertyEntry:
                 "killed": self.killed, "survivors": self.survivors, "default_kills": self.default_kills,
                 "new_kills": self.new_kills, "examples": self.examples, "trials": self.trials, "valid": self.valid,
                 "corpus": self.corpus, "mutant_runs": self.mutant_runs, "seconds": self.seconds,
-                "events": self.events, "targets": self.targets}
+                "events": self.events, "targets": self.targets, "default_runs_cut": self.default_runs_cut}
 
 
 def _run(pool: Processes | ShardedPool, fn: Callable[[Any], Any], units: list[Any],
@@ -178,8 +181,8 @@ def _props(spec: SuiteSpec, seeded: SuiteSpec, storage: str, config: PropsConfig
         passing = [n for n in fuzzable if n not in failing]
         say(Step("default runs", "default runs"))
         defaults = _defaults(pool, run_unit, [
-            DefaultRuns(n, tests[n][0], round(config.timeout_factor * tests[n][1].seconds + config.min_timeout, 3),
-                        tuple(sorted(set(tests[n][1].infected) & swappable)) if config.default_runs else ())
+            _default_runs(n, tests[n][0], tests[n][1], tuple(sorted(set(tests[n][1].infected) & swappable))
+                          if config.default_runs else (), config)
             for n in passing], workers)
         bugs: list[Bug | Lost] = _run(pool, run_unit, [FindBug(n, tests[n][0]) for n in failing])
         say(Step("fuzzing", "fuzzing", 0, len(passing), "tests fuzzed"))
@@ -250,6 +253,16 @@ def save_shipped(campaign: CampaignRun | Lost, storage: str) -> None:
         DirectoryBasedExampleDatabase(os.path.join(storage, folder)).save(bytes.fromhex(key), bytes.fromhex(value))
 
 
+def _default_runs(nodeid: str, position: int, base: TestRecord, mutants: tuple[int, ...],
+                  config: PropsConfig) -> DefaultRuns:
+    """One test's default-run unit: under `--time`, its runs over all its mutants may take `DEFAULT_SHARE` of the
+    test's budget (a test reaching a thousand mutants would take that many runs of the test), and the fuzzing at
+    least the rest (see `fuzz_seconds`)."""
+    each = DEFAULT_SHARE * config.seconds / len(mutants) if config.seconds is not None and mutants else None
+    return DefaultRuns(nodeid, position, round(config.timeout_factor * base.seconds + config.min_timeout, 3), mutants,
+                       each)
+
+
 def fuzz_seconds(budget: float | None, default_seconds: float) -> float | None:
     """A test's fuzzing time under `--time`: its budget less what its default runs took, at least a quarter of it.
 
@@ -289,6 +302,7 @@ def _defaults(pool: Processes | ShardedPool, fn: Callable[[Any], Any],
                 continue
             merged[k].killed.update(result.killed)
             merged[k].unswappable.extend(result.unswappable)
+            merged[k].unjudged.extend(result.unjudged)
             merged[k].seconds += result.seconds
             if result.rest:
                 again.append((k, replace(unit, mutants=result.rest)))
@@ -319,7 +333,7 @@ def _entry(program: Program, nodeid: str, base: TestRecord, default: Defaults,
         examples=sorted({k.example for k in fuzz_kills.values() if k.example}),
         trials=campaign.trials, valid=campaign.valid, corpus=campaign.corpus, mutant_runs=campaign.mutant_runs,
         seconds=campaign.seconds, events=campaign.events, targets=campaign.targets, bugs=campaign.bugs,
-        no_database=campaign.no_database)
+        no_database=campaign.no_database, default_runs_cut=len(default.unjudged))
 
 
 def _summary(entries: list[PropertyEntry], config: PropsConfig, seconds: float, failing: int) -> dict[str, Any]:

@@ -45,12 +45,15 @@ class ListTests:
 
 @dataclass(frozen=True)
 class DefaultRuns:
-    """One test's default run against each of `mutants` (`props_default`); `position` is its place in collection."""
+    """One test's default run against each of `mutants` (`props_default`); `position` is its place in collection.
+    Under `--time`, `each` is the seconds per mutant its default runs may take on average (their share of the
+    test's budget): past `each` times its mutants, the rest are left to the fuzzing."""
 
     nodeid: str
     position: int
     timeout: float
     mutants: tuple[int, ...]
+    each: float | None = None
 
 
 @dataclass(frozen=True)
@@ -108,11 +111,13 @@ class Listed:
 @dataclass
 class Defaults:
     """What one test's default runs found: the mutants killed (index: "exception", "timeout" or "crash"), those
-    that cannot be swapped in, those left for a fresh worker (`rest`), and the seconds taken."""
+    that cannot be swapped in, those left for a fresh worker (`rest`), those the budget left to the fuzzing
+    (`unjudged`), and the seconds taken."""
 
     killed: dict[int, str] = field(default_factory=dict)
     unswappable: list[int] = field(default_factory=list)
     rest: tuple[int, ...] = ()
+    unjudged: list[int] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -189,7 +194,11 @@ def props_default(unit: DefaultRuns) -> Defaults:
     item = hosted.item(state, unit.nodeid, unit.position)
     found = Defaults()
     start = time.perf_counter()
+    budget = unit.each * len(unit.mutants) if unit.each is not None else None
     for position, index in enumerate(unit.mutants):
+        if budget is not None and time.perf_counter() - start >= budget:
+            found.unjudged = list(unit.mutants[position:])  # still candidates of the test's fuzzing
+            break
         plan = mutant_plan(index)
         if plan is None:
             found.unswappable.append(index)

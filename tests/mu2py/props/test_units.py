@@ -23,3 +23,13 @@ def test_under_time_the_fuzzing_leaves_the_shrinking_its_share_once_it_found_som
     # a short budget whose default runs left the fuzzing 2 s: half a second for shrinking
     assert Campaign("t", 0, 0, "mutation", (), seconds=2.0, budget=3.0).reserve == 0.5
     assert Campaign("t", 0, 0, "mutation", (), trials=100).reserve == 0.0  # --trials: no time to keep to
+
+
+def test_under_time_the_default_runs_take_half_the_budget_shared_by_the_test_s_mutants() -> None:
+    from mu2py.props.run import DEFAULT_SHARE, PropsConfig, _default_runs
+    from mu2py.score.recorded import TestRecord
+
+    base = TestRecord("t", "passed", 0.01)
+    timed = _default_runs("t", 0, base, tuple(range(400)), PropsConfig(seconds=8.0))
+    assert timed.each == DEFAULT_SHARE * 8.0 / 400  # 400 runs of the test in 4 s at most
+    assert _default_runs("t", 0, base, tuple(range(400)), PropsConfig(trials=50)).each is None
