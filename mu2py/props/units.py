@@ -258,13 +258,19 @@ def props_fuzz(unit: Campaign) -> CampaignRun:
                     else time.perf_counter() + shrink_budget(unit.budget, seconds))
 
     def shrink_time() -> float:
-        # past the budget an input is kept as found (its replay is still checked)
+        # past the budget an input is kept as found
         return min(SHRINK_SECONDS, shrink_until - time.perf_counter())
 
     kills = {}
     for index, kill in sorted(fuzzer.kills.items()):
         saved, serialized, representation = False, _serialized(kill.buffer), kill.representation
         shipped: tuple[str, str, str] | None = None  # saved by the client instead (`run.save_shipped`)
+        if unit.reserve and shrink_time() <= 0:
+            # under --time, past the budget: kept as found, neither replayed to be saved nor shrunk (the kill
+            # stands: the fuzzing saw the mutant fail where the original passed)
+            kills[index] = FuzzKill(kill.reason, kill.trial, serialized.hex(), handle.example_line(representation),
+                                    False, None)
+            continue
         plan = mutant_plan(index)
         assert plan is not None
         hosted.fresh_start(state)
